@@ -1,0 +1,46 @@
+// Lint, and the dependency rules of ARCHITECTURE.md as a build step: the core imports no
+// framework and no adapter; an adapter imports only the core (never another adapter).
+import tseslint from 'typescript-eslint';
+
+const FRAMEWORKS = ['koa', '@koa/*', 'knex', 'tedious', 'ioredis', 'bullmq', 'rate-limiter-flexible', 'inversify', 'reflect-metadata', 'pino', 'yaml'];
+const ADAPTERS = ['adapter-http', 'adapter-sqlserver', 'adapter-queue', 'adapter-ratelimit'];
+const DEEP = { group: ['@svc/*/src/*', '@svc/*/dist/*'], message: 'Import a package through its public entry point, never its src/ or dist/.' };
+
+/** The restriction for one adapter: no other adapter, no example, no deep import. */
+function adapterRule(self) {
+  return {
+    files: [`packages/${self}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ADAPTERS.filter((a) => a !== self).flatMap((a) => [`@svc/${a}`, `@svc/${a}/*`, `**/${a}/**`]), message: 'An adapter imports only @svc/core, never another adapter (ARCHITECTURE.md).' },
+          { group: ['@svc/api-server', '@svc/example-*', '**/examples/**'], message: 'Adapters never import a composition root.' },
+          DEEP,
+        ],
+      }],
+    },
+  };
+}
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'tools/test/fixtures/**'] },
+  { files: ['**/*.ts'], extends: [tseslint.configs.recommended] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['packages/core/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: FRAMEWORKS, message: 'packages/core imports no framework (ARCHITECTURE.md "Rules").' },
+          { group: ['@svc/*', '**/adapter-*/**', '**/examples/**'], message: 'packages/core imports no adapter and no composition root.' },
+        ],
+      }],
+    },
+  },
+  ...ADAPTERS.map(adapterRule),
+);

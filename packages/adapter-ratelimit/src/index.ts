@@ -1,0 +1,2 @@
+/** Placeholder entry point; the package is built in its own issue. */
+export const PACKAGE_NAME = "@svc/adapter-ratelimit";

@@ -1,0 +1,12 @@
+/**
+ * An agent that runs can be started for.
+ * Source: api-spec.md "Agent"; CONTRACT.md "Authentication" (belongs to one account).
+ */
+export interface Agent {
+  /** Identifier used in `POST /api/v1/agents/{agent_id}/run`. */
+  readonly agentId: string;
+  /** Account that owns it; other accounts see 404. */
+  readonly accountId: string;
+  /** Human-readable name, optional. */
+  readonly name?: string;
+}

@@ -1,0 +1,35 @@
+/**
+ * A column value: string, number (finite), boolean or null.
+ * Source: api-spec.md "Record (row)".
+ */
+export type ColumnValue = string | number | boolean | null;
+
+/**
+ * Column name to value pairs of one row write; never empty, names follow the identifier
+ * rules of CONTRACT.md "Row writes". Values are always bound as parameters, never
+ * spliced into SQL.
+ */
+export type ColumnValues = Readonly<Record<string, ColumnValue>>;
+
+/**
+ * Selects the single row an update changes: `key_column = key_value`.
+ *
+ * Source: api-spec.md "PATCH .../records" and CONTRACT.md "Row writes" (`key_value` is a
+ * string, number or boolean, never null).
+ */
+export interface KeySelector {
+  /** Column compared with `value`. */
+  readonly column: string;
+  /** Value of the key; null is refused by validation. */
+  readonly value: string | number | boolean;
+}
+
+/** True for the JSON scalars a column accepts. */
+export function isColumnValue(value: unknown): value is ColumnValue {
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
+}

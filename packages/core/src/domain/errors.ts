@@ -1,0 +1,87 @@
+/**
+ * The closed set of domain error codes, as sent in the `code` member of a problem
+ * details body (snake_case).
+ *
+ * Source: CONTRACT.md "Envelope and errors" (the table of statuses and codes) and
+ * api-spec.md "Errors". The HTTP adapter maps every code to a status in one exhaustive
+ * table, so a new code does not build until it is mapped.
+ */
+export const DOMAIN_ERROR_CODES = [
+  'validation_failed',
+  'writes_not_supported',
+  'unknown_entity',
+  'unknown_column',
+  'constraint_violation',
+  'invalid_value',
+  'missing_credential',
+  'invalid_credential',
+  'expired_credential',
+  'unsupported_credential',
+  'insufficient_scope',
+  'not_found',
+  'ambiguous_key',
+  'rate_limited',
+  'connection_unavailable',
+  'connection_timeout',
+] as const;
+
+/** One domain error code. See {@link DOMAIN_ERROR_CODES}. */
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+/**
+ * One failed rule of a validated input.
+ *
+ * `path` is a JSON Pointer (RFC 6901) into the request body, e.g. `/values/qty` or
+ * `/files/3/content_type`; `""` is the body itself. Source: CONTRACT.md "Envelope and
+ * errors" (`errors: [{path, message}]`).
+ */
+export interface ValidationIssue {
+  /** JSON Pointer (RFC 6901) of the offending member; `""` for the whole body. */
+  readonly path: string;
+  /** Human-readable rule that failed, naming no secret and no SQL. */
+  readonly message: string;
+}
+
+/**
+ * An expected failure of a use case.
+ *
+ * `detail` is human-readable and safe to send to the caller: it never holds SQL text,
+ * host names, user names, passwords, stack traces or credentials (CONTRACT.md
+ * "Envelope and errors").
+ */
+export interface DomainError<C extends DomainErrorCode = DomainErrorCode> {
+  /** Machine-readable code (CONTRACT.md table). */
+  readonly code: C;
+  /** Human-readable explanation that names the offending field where there is one. */
+  readonly detail: string;
+  /** Validation failures, present when `code` is `validation_failed`. */
+  readonly errors?: readonly ValidationIssue[];
+  /** For `insufficient_scope`: the OAuth scope the operation needs (RFC 6750 §3.1). */
+  readonly requiredScope?: string;
+}
+
+/**
+ * Builds a {@link DomainError}.
+ *
+ * @param code - the domain error code.
+ * @param detail - safe, human-readable detail.
+ * @param extra - optional `errors` or `requiredScope`.
+ */
+export function domainError<C extends DomainErrorCode>(
+  code: C,
+  detail: string,
+  extra: { errors?: readonly ValidationIssue[]; requiredScope?: string } = {},
+): DomainError<C> {
+  return { code, detail, ...extra };
+}
+
+/**
+ * Builds a `validation_failed` error from a list of issues; `detail` repeats the first
+ * issue so that a client printing only `detail` still sees which field is wrong.
+ */
+export function validationFailed(issues: readonly ValidationIssue[]): DomainError<'validation_failed'> {
+  const first = issues[0];
+  const where = first === undefined ? '' : first.path === '' ? 'request body: ' : `${first.path}: `;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return domainError('validation_failed', `${where}${first?.message ?? 'invalid input'}${more}`, { errors: issues });
+}

@@ -1,0 +1,47 @@
+/**
+ * `@svc/core`: the rules of the Agent Runs and Connected Data API, free of any
+ * framework. Domain values, ports, use cases, JSON Schemas and in-memory adapters.
+ * Fakes, builders and contract suites live in `@svc/core/testing`.
+ */
+export * from './domain/result.js';
+export * from './domain/errors.js';
+export * from './domain/identifier.js';
+export * from './domain/entity-name.js';
+export * from './domain/column-values.js';
+export * from './domain/egress-route.js';
+export * from './domain/connection.js';
+export * from './domain/agent.js';
+export * from './domain/file-reference.js';
+export * from './domain/run-request.js';
+export * from './domain/run.js';
+export * from './domain/principal.js';
+export * from './domain/rate-limit.js';
+
+export type * from './ports/credential-store.js';
+export type * from './ports/connection-catalog.js';
+export type * from './ports/agent-catalog.js';
+export type * from './ports/record-writer.js';
+export type * from './ports/run-store.js';
+export type * from './ports/run-queue.js';
+export type * from './ports/rate-limiter.js';
+export type * from './ports/clock.js';
+export type * from './ports/id-generator.js';
+export type * from './ports/run-processor.js';
+export type * from './ports/notifier.js';
+
+export * from './schemas/common.js';
+export * from './schemas/record-schemas.js';
+export * from './schemas/run-schemas.js';
+export * from './schemas/validate.js';
+
+export * from './use-cases/request-quota.js';
+export * from './use-cases/authenticate.js';
+export * from './use-cases/record-write.js';
+export * from './use-cases/insert-record.js';
+export * from './use-cases/update-record.js';
+export * from './use-cases/run-view.js';
+export * from './use-cases/start-run.js';
+export * from './use-cases/get-run.js';
+export * from './use-cases/describe-api.js';
+
+export * from './memory/index.js';

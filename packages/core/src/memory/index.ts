@@ -1,0 +1,7 @@
+/** The in-memory adapters of every port: embedded defaults, and the fakes of tests. */
+export * from './system-clock.js';
+export * from './id-generators.js';
+export * from './in-memory-catalogs.js';
+export * from './in-memory-rate-limiter.js';
+export * from './in-memory-runs.js';
+export * from './in-memory-record-writer.js';

@@ -1,0 +1,64 @@
+/**
+ * Building blocks of the request body schemas (JSON Schema 2020-12, as used by
+ * OpenAPI 3.1). Source: CONTRACT.md "Row writes" and "Runs".
+ */
+
+/**
+ * One identifier part: 1..128 characters, no control characters, no dot.
+ * Source: CONTRACT.md "Row writes".
+ */
+export const IDENTIFIER_PATTERN = '^[^.\\p{Cc}]{1,128}$';
+
+/** `schema.table`, each part an identifier. Source: CONTRACT.md "Row writes". */
+export const ENTITY_PATTERN = '^[^.\\p{Cc}]{1,128}\\.[^.\\p{Cc}]{1,128}$';
+
+/** A media type `type/subtype` (RFC 6838 restricted names, optional parameters). */
+export const MEDIA_TYPE_PATTERN =
+  "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=(\"[^\"]*\"|[A-Za-z0-9!#$&^_.+-]+))*$";
+
+/** Schema of `entity`. */
+export const entitySchema = {
+  type: 'string',
+  pattern: ENTITY_PATTERN,
+  description:
+    'Table written `schema.table`: exactly two parts, each 1..128 characters, no control characters and no dot inside a part. `]` and spaces are allowed; the server quotes identifiers and never splices them into SQL.',
+  examples: ['dbo.orders'],
+} as const;
+
+/** Schema of one column value. */
+export const columnValueSchema = {
+  type: ['string', 'number', 'boolean', 'null'],
+  description: 'Column value: string, number, boolean or null. Always bound as a parameter.',
+} as const;
+
+/** Schema of `values`. */
+export const columnValuesSchema = {
+  type: 'object',
+  minProperties: 1,
+  propertyNames: { pattern: IDENTIFIER_PATTERN },
+  additionalProperties: columnValueSchema,
+  description: 'Column name to value pairs; at least one. Column names follow the identifier rules of `entity` parts.',
+  examples: [{ sku: 'A-1', qty: 3, paid: true, note: null }],
+} as const;
+
+/** Schema of an uploaded file reference. Source: api-spec.md "Uploaded file reference". */
+export const fileReferenceSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['file_key', 'file_name', 'content_type'],
+  properties: {
+    file_key: { type: 'string', minLength: 1, maxLength: 1024, description: 'Storage key of the uploaded file.' },
+    file_name: { type: 'string', minLength: 1, maxLength: 1024, description: 'Original file name.' },
+    content_type: {
+      type: 'string',
+      minLength: 3,
+      maxLength: 255,
+      pattern: MEDIA_TYPE_PATTERN,
+      description: 'Media type `type/subtype` (RFC 6838).',
+      examples: ['application/pdf'],
+    },
+  },
+} as const;
+
+/** Longest instruction text, in characters (a choice: the spec is silent). */
+export const MAX_MESSAGE_LENGTH = 100_000;

@@ -1,0 +1,46 @@
+import { columnValuesSchema, entitySchema, IDENTIFIER_PATTERN } from './common.js';
+
+/**
+ * Body of `POST /api/v1/connections/{connection_id}/records`.
+ * Source: api-spec.md (entity and values required); CONTRACT.md "Row writes" (unknown
+ * members refused).
+ */
+export const insertRecordBodySchema = {
+  $id: 'InsertRecordRequest',
+  title: 'InsertRecordRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['entity', 'values'],
+  properties: {
+    entity: entitySchema,
+    values: columnValuesSchema,
+  },
+} as const;
+
+/**
+ * Body of `PATCH /api/v1/connections/{connection_id}/records`.
+ * Source: api-spec.md; CONTRACT.md "Row writes" (all four members required, `key_value`
+ * a string, number or boolean).
+ */
+export const updateRecordBodySchema = {
+  $id: 'UpdateRecordRequest',
+  title: 'UpdateRecordRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['entity', 'key_column', 'key_value', 'values'],
+  properties: {
+    entity: entitySchema,
+    key_column: {
+      type: 'string',
+      pattern: IDENTIFIER_PATTERN,
+      description: 'Column that selects the row; identifier rules as for `entity` parts.',
+      examples: ['id'],
+    },
+    key_value: {
+      type: ['string', 'number', 'boolean'],
+      description: 'Value of the key of the row to update; null is not allowed.',
+      examples: [42],
+    },
+    values: columnValuesSchema,
+  },
+} as const;

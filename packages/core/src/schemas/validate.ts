@@ -1,0 +1,176 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ColumnValues } from '../domain/column-values.js';
+import type { ValidationIssue } from '../domain/errors.js';
+import { checkIdentifierPart } from '../domain/identifier.js';
+import { parseEntityName } from '../domain/entity-name.js';
+import type { FileReference } from '../domain/file-reference.js';
+import { err, ok, type Result } from '../domain/result.js';
+import { insertRecordBodySchema, updateRecordBodySchema } from './record-schemas.js';
+import { filesRunBodySchema, messageRunBodySchema } from './run-schemas.js';
+
+/** Wire body of the row insert, once valid. Source: api-spec.md "POST .../records". */
+export interface InsertRecordBody {
+  readonly entity: string;
+  readonly values: ColumnValues;
+}
+
+/** Wire body of the row update, once valid. Source: CONTRACT.md "Row writes". */
+export interface UpdateRecordBody extends InsertRecordBody {
+  readonly key_column: string;
+  readonly key_value: string | number | boolean;
+}
+
+/** Wire body of a run request, Option 1. Source: CONTRACT.md "Runs". */
+export interface FilesRunBody {
+  readonly files: readonly FileReference[];
+  readonly message?: string;
+  readonly process_together?: boolean;
+  readonly notification_email?: string;
+  readonly background_files?: readonly FileReference[];
+}
+
+/** Wire body of a run request, Option 2. Source: CONTRACT.md "Runs". */
+export interface MessageRunBody {
+  readonly message: string;
+}
+
+/** Most issues reported for one body; the rest are summarised by the count in `detail`. */
+const MAX_ISSUES = 50;
+
+// One ajv instance, every schema compiled once at module load (strict, allErrors,
+// formats). Ajv2020 because OpenAPI 3.1 schemas are JSON Schema 2020-12.
+const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, unicodeRegExp: true });
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+(addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
+ajv.addSchema([filesRunBodySchema, messageRunBodySchema]);
+const insertValidator = ajv.compile<InsertRecordBody>(insertRecordBodySchema);
+const updateValidator = ajv.compile<UpdateRecordBody>(updateRecordBodySchema);
+const filesRunValidator = ajv.getSchema<FilesRunBody>('RunWithFiles') as ValidateFunction<FilesRunBody>;
+const messageRunValidator = ajv.getSchema<MessageRunBody>('RunWithMessage') as ValidateFunction<MessageRunBody>;
+
+/** Escapes one JSON Pointer reference token (RFC 6901 §3). */
+export function escapePointerToken(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function valueAt(body: unknown, pointer: string): unknown {
+  let here: unknown = body;
+  for (const raw of pointer.split('/').slice(1)) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (here === null || typeof here !== 'object') return undefined;
+    here = (here as Record<string, unknown>)[token];
+  }
+  return here;
+}
+
+const TYPE_NAMES: Record<string, string> = { object: 'a JSON object', array: 'an array', null: 'null' };
+
+function issueOf(e: ErrorObject, body: unknown): ValidationIssue | undefined {
+  const at = e.instancePath;
+  switch (e.keyword) {
+    case 'propertyNames':
+      return undefined; // its cause is reported on the name itself, below
+    case 'required':
+      return { path: `${at}/${escapePointerToken(String(e.params['missingProperty']))}`, message: 'is required' };
+    case 'additionalProperties':
+      return {
+        path: `${at}/${escapePointerToken(String(e.params['additionalProperty']))}`,
+        message: 'is not a member of this request body',
+      };
+    case 'type': {
+      const types = String(e.params['type']).split(',');
+      return { path: at, message: `must be ${types.map((t) => TYPE_NAMES[t] ?? `a ${t}`).join(' or ')}` };
+    }
+    case 'pattern': {
+      if (e.propertyName !== undefined) {
+        const name = e.propertyName;
+        const why = checkIdentifierPart(name);
+        return {
+          path: `${at}/${escapePointerToken(name)}`,
+          message: `column name ${why.ok ? 'is not a valid identifier' : why.error}`,
+        };
+      }
+      const value = valueAt(body, at);
+      if (at === '/entity' && typeof value === 'string') {
+        const parsed = parseEntityName(value);
+        return { path: at, message: parsed.ok ? 'is not a valid entity name' : parsed.error };
+      }
+      if (at === '/key_column' && typeof value === 'string') {
+        const why = checkIdentifierPart(value);
+        return { path: at, message: why.ok ? 'is not a valid identifier' : why.error };
+      }
+      if (at.endsWith('/content_type')) return { path: at, message: 'must be a media type such as application/pdf' };
+      return { path: at, message: 'has an invalid format' };
+    }
+    case 'format':
+      return { path: at, message: e.params['format'] === 'email' ? 'must be an e-mail address' : `must be a ${String(e.params['format'])}` };
+    case 'minItems':
+      return { path: at, message: `must have at least ${String(e.params['limit'])} element(s)` };
+    case 'maxItems':
+      return { path: at, message: `must have at most ${String(e.params['limit'])} elements` };
+    case 'minProperties':
+      return { path: at, message: `must have at least ${String(e.params['limit'])} member(s)` };
+    case 'minLength':
+      return { path: at, message: Number(e.params['limit']) === 1 ? 'must not be empty' : `must be at least ${String(e.params['limit'])} characters` };
+    case 'maxLength':
+      return { path: at, message: `must be at most ${String(e.params['limit'])} characters` };
+    default:
+      return { path: at, message: e.message ?? 'is invalid' };
+  }
+}
+
+function issuesOf(errors: readonly ErrorObject[] | null | undefined, body: unknown): ValidationIssue[] {
+  const seen = new Set<string>();
+  const issues: ValidationIssue[] = [];
+  for (const e of errors ?? []) {
+    const issue = issueOf(e, body);
+    if (issue === undefined) continue;
+    const id = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    issues.push(issue);
+  }
+  return issues.slice(0, MAX_ISSUES);
+}
+
+function run<T>(validate: ValidateFunction<T>, body: unknown): Result<T, ValidationIssue[]> {
+  if (validate(body)) return ok(body);
+  return err(issuesOf(validate.errors, body));
+}
+
+/**
+ * Validates the body of a row insert against {@link insertRecordBodySchema}.
+ * @returns the typed body, or every failed rule as issues with JSON Pointer paths.
+ */
+export function validateInsertRecordBody(body: unknown): Result<InsertRecordBody, ValidationIssue[]> {
+  return run(insertValidator, body);
+}
+
+/**
+ * Validates the body of a row update against {@link updateRecordBodySchema}.
+ * @returns the typed body, or every failed rule as issues with JSON Pointer paths.
+ */
+export function validateUpdateRecordBody(body: unknown): Result<UpdateRecordBody, ValidationIssue[]> {
+  return run(updateValidator, body);
+}
+
+const OPTION_1_ONLY = ['files', 'process_together', 'notification_email', 'background_files'] as const;
+
+/**
+ * Validates a run request body: Option 1 when any member only Option 1 has is present
+ * (`files`, `process_together`, `notification_email`, `background_files`), else Option 2.
+ * A body with neither `files` nor `message` gets one issue on the body itself.
+ * Source: CONTRACT.md "Runs".
+ */
+export function validateStartRunBody(body: unknown): Result<FilesRunBody | MessageRunBody, ValidationIssue[]> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return err([{ path: '', message: 'must be a JSON object' }]);
+  }
+  const members = body as Record<string, unknown>;
+  if (OPTION_1_ONLY.some((name) => name in members)) return run(filesRunValidator, body);
+  if (!('message' in members)) {
+    return err([{ path: '', message: 'must contain `files` (Option 1) or `message` (Option 2)' }]);
+  }
+  return run(messageRunValidator, body);
+}

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { domainError, type DomainError } from '../domain/errors.js';
+import {
+  ACCESS_TOKEN_PREFIX,
+  API_KEY_PREFIX,
+  SCOPE_RUNS_READ,
+  SCOPE_RUNS_WRITE,
+  type CredentialKind,
+  type Principal,
+} from '../domain/principal.js';
+import { err, ok, type Result } from '../domain/result.js';
+import type { Clock } from '../ports/clock.js';
+import type { CredentialStore } from '../ports/credential-store.js';
+
+/** The operations that need a credential. */
+export type OperationId = 'insertRecord' | 'updateRecord' | 'startRun' | 'getRun';
+
+/**
+ * Which operations accept OAuth access tokens, and with which scope.
+ * Source: api-spec.md "Authentication" items 5 and 9; CONTRACT.md "Authentication"
+ * (run creation with `runs:write`, run status with `runs:read`, nothing else).
+ */
+export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | undefined>> = {
+  insertRecord: undefined,
+  updateRecord: undefined,
+  startRun: SCOPE_RUNS_WRITE,
+  getRun: SCOPE_RUNS_READ,
+};
+
+/** Input of {@link Authenticate}: raw header values, absent when the header is absent. */
+export interface AuthenticateInput {
+  /** The `X-API-Key` header. */
+  readonly apiKey?: string | undefined;
+  /** The `Authorization` header. */
+  readonly authorization?: string | undefined;
+  /** The operation being called. */
+  readonly operation: OperationId;
+}
+
+/** Codes {@link Authenticate} can produce. */
+export type AuthenticateErrorCode =
+  | 'missing_credential'
+  | 'invalid_credential'
+  | 'expired_credential'
+  | 'unsupported_credential'
+  | 'insufficient_scope';
+
+// Longer than any credential we mint; hashing megabytes for nothing is a cheap DoS.
+const MAX_CREDENTIAL_LENGTH = 512;
+
+/** Lower-case hex SHA-256 digest of a secret, as stored by the {@link CredentialStore}. */
+export function sha256Hex(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+function kindOf(secret: string): CredentialKind | undefined {
+  if (secret.startsWith(ACCESS_TOKEN_PREFIX)) return 'oauth';
+  if (secret.startsWith(API_KEY_PREFIX)) return 'api_key';
+  return undefined;
+}
+
+/**
+ * Turns the raw credential headers of a request into a {@link Principal}.
+ *
+ * Rules (api-spec.md "Authentication", CONTRACT.md "Authentication"):
+ * - no credential → `missing_credential`;
+ * - `X-API-Key` and a bearer token that differ → `invalid_credential`;
+ * - an `Authorization` scheme other than Bearer, or an access token in `X-API-Key` →
+ *   `unsupported_credential`;
+ * - unknown prefix, unknown secret → `invalid_credential`;
+ * - past `expires_at` → `expired_credential`;
+ * - an access token on an operation that takes none → `unsupported_credential`;
+ * - an access token without the operation's scope → `insufficient_scope` (403, RFC 6750).
+ * Secrets are compared only as SHA-256 digests and never appear in an error.
+ */
+export class Authenticate {
+  constructor(
+    private readonly credentials: CredentialStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** @returns the principal, or one of {@link AuthenticateErrorCode}. */
+  async execute(input: AuthenticateInput): Promise<Result<Principal, DomainError<AuthenticateErrorCode>>> {
+    const presented = this.presentedSecret(input);
+    if (!presented.ok) return presented;
+    const { secret, viaApiKeyHeader } = presented.value;
+
+    const kind = kindOf(secret);
+    if (kind === undefined || secret.length > MAX_CREDENTIAL_LENGTH) {
+      return err(domainError('invalid_credential', 'The credential is not valid.'));
+    }
+    if (kind === 'oauth' && viaApiKeyHeader) {
+      return err(
+        domainError('unsupported_credential', 'An OAuth access token must be sent as Authorization: Bearer, not in X-API-Key.'),
+      );
+    }
+    const stored = await this.credentials.findByDigest(sha256Hex(secret));
+    if (stored === undefined || stored.kind !== kind) {
+      return err(domainError('invalid_credential', 'The credential is not valid.'));
+    }
+    if (stored.expiresAt !== undefined && stored.expiresAt.getTime() <= this.clock.now().getTime()) {
+      return err(domainError('expired_credential', 'The credential has expired.'));
+    }
+    if (kind === 'oauth') {
+      const scope = OAUTH_SCOPE_BY_OPERATION[input.operation];
+      if (scope === undefined) {
+        return err(domainError('unsupported_credential', 'This operation does not accept OAuth access tokens; use an API key.'));
+      }
+      if (!stored.scopes.includes(scope)) {
+        return err(
+          domainError('insufficient_scope', `The access token lacks the scope ${scope} this operation needs.`, {
+            requiredScope: scope,
+          }),
+        );
+      }
+    }
+    const principal: Principal = {
+      accountId: stored.accountId,
+      credentialId: stored.credentialId,
+      kind,
+      scopes: new Set(stored.scopes),
+      ...(stored.expiresAt !== undefined ? { expiresAt: stored.expiresAt } : {}),
+    };
+    return ok(principal);
+  }
+
+  private presentedSecret(
+    input: AuthenticateInput,
+  ): Result<{ secret: string; viaApiKeyHeader: boolean }, DomainError<AuthenticateErrorCode>> {
+    const apiKey = input.apiKey?.trim();
+    let bearer: string | undefined;
+    if (input.authorization !== undefined && input.authorization.trim() !== '') {
+      const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?:\s+(.*))?$/u.exec(input.authorization.trim());
+      if (match === null || match[1]?.toLowerCase() !== 'bearer') {
+        return err(domainError('unsupported_credential', 'Only the Bearer authorization scheme is supported.'));
+      }
+      bearer = match[2]?.trim() ?? '';
+      if (bearer === '') return err(domainError('invalid_credential', 'The bearer token is empty.'));
+    }
+    if (apiKey !== undefined && apiKey !== '' && bearer !== undefined && apiKey !== bearer) {
+      return err(domainError('invalid_credential', 'Two different credentials were sent; send exactly one.'));
+    }
+    if (bearer !== undefined) return ok({ secret: bearer, viaApiKeyHeader: false });
+    if (apiKey !== undefined && apiKey !== '') return ok({ secret: apiKey, viaApiKeyHeader: true });
+    return err(domainError('missing_credential', 'A credential is required: send X-API-Key or Authorization: Bearer.'));
+  }
+}

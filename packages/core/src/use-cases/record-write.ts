@@ -1,0 +1,75 @@
+import { allowsWrites, type Connection } from '../domain/connection.js';
+import { parseEntityName, type EntityName } from '../domain/entity-name.js';
+import { domainError, validationFailed, type DomainError, type ValidationIssue } from '../domain/errors.js';
+import type { EgressRoute } from '../domain/egress-route.js';
+import type { Principal } from '../domain/principal.js';
+import { err, ok, type Result } from '../domain/result.js';
+import type { ConnectionCatalog } from '../ports/connection-catalog.js';
+import type { WriteErrorCode } from '../ports/record-writer.js';
+
+/** Input shared by the row insert and the row update. */
+export interface RecordWriteInput {
+  /** The authenticated caller. */
+  readonly principal: Principal;
+  /** `connection_id` from the path (not yet known to be a UUID). */
+  readonly connectionId: string;
+  /** The parsed JSON body, unvalidated. */
+  readonly body: unknown;
+  /** `default`, or `egress` for `X-Svc-Egress: true` and the egress address. */
+  readonly route: EgressRoute;
+}
+
+/** Result data of a row write, as on the wire. Source: api-spec.md "Row-write result". */
+export interface RowWriteResult {
+  readonly rows_affected: number;
+}
+
+/** Codes a row write can produce. */
+export type RecordWriteErrorCode =
+  | 'validation_failed'
+  | 'not_found'
+  | 'writes_not_supported'
+  | 'rate_limited'
+  | WriteErrorCode;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
+
+/** The not-found answer, the same for a missing and a foreign connection. */
+export function connectionNotFound(connectionId: string): DomainError<'not_found'> {
+  const which = UUID.test(connectionId) ? `Connection ${connectionId}` : 'The connection';
+  return domainError('not_found', `${which} was not found.`);
+}
+
+/**
+ * Finds the connection a row write targets, in the order CONTRACT.md fixes: a
+ * malformed or unknown id, or another account's connection → `not_found` (never tell
+ * which); a type other than `sqlserver` → `writes_not_supported`, before any database
+ * is touched.
+ */
+export async function writableConnection(
+  catalog: ConnectionCatalog,
+  principal: Principal,
+  connectionId: string,
+): Promise<Result<Connection, DomainError<'not_found' | 'writes_not_supported'>>> {
+  const connection = UUID.test(connectionId) ? await catalog.findById(connectionId.toLowerCase()) : undefined;
+  if (connection === undefined || connection.accountId !== principal.accountId) {
+    return err(connectionNotFound(connectionId));
+  }
+  if (!allowsWrites(connection.type)) {
+    return err(
+      domainError(
+        'writes_not_supported',
+        `Connection ${connection.connectionId} is of type ${connection.type}, which does not allow writes; only sqlserver connections do.`,
+      ),
+    );
+  }
+  return ok(connection);
+}
+
+/** Parses a validated `entity`; the schema pattern already holds, so this only splits. */
+export function entityOf(text: string): Result<EntityName, DomainError<'validation_failed'>> {
+  const parsed = parseEntityName(text);
+  if (parsed.ok) return parsed;
+  const issue: ValidationIssue = { path: '/entity', message: parsed.error };
+  return err(validationFailed([issue]));
+}

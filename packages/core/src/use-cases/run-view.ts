@@ -1,0 +1,38 @@
+import type { Run, RunStatus } from '../domain/run.js';
+
+/**
+ * A run as answered by `GET {status_url}`.
+ * Source: CONTRACT.md "Runs" (`{run_id, workflow_run_id, agent_id, status, created_at,
+ * updated_at, ...}`); times are RFC 3339 strings in UTC.
+ */
+export interface RunView {
+  readonly run_id: string;
+  readonly workflow_run_id: string;
+  readonly agent_id: string;
+  readonly status: RunStatus;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly status_url: string;
+  readonly attempts: number;
+  readonly failure_reason?: string;
+}
+
+/** `{base_url}/api/v1/runs/{run_id}`. Source: CONTRACT.md "Runs". */
+export function statusUrlOf(baseUrl: string, runId: string): string {
+  return `${baseUrl}/api/v1/runs/${encodeURIComponent(runId)}`;
+}
+
+/** Renders a run for the wire. */
+export function viewOf(run: Run, baseUrl: string): RunView {
+  return {
+    run_id: run.runId,
+    workflow_run_id: run.workflowRunId,
+    agent_id: run.agentId,
+    status: run.status,
+    created_at: run.createdAt.toISOString(),
+    updated_at: run.updatedAt.toISOString(),
+    status_url: statusUrlOf(baseUrl, run.runId),
+    attempts: run.attempts,
+    ...(run.failureReason !== undefined ? { failure_reason: run.failureReason } : {}),
+  };
+}

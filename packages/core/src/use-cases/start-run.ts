@@ -1,0 +1,122 @@
+import { domainError, validationFailed } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import { err, ok } from '../domain/result.js';
+import type { Run } from '../domain/run.js';
+import type { RunRequest } from '../domain/run-request.js';
+import type { AgentCatalog } from '../ports/agent-catalog.js';
+import type { Clock } from '../ports/clock.js';
+import type { IdGenerator } from '../ports/id-generator.js';
+import type { RunQueue } from '../ports/run-queue.js';
+import { validateStartRunBody, type FilesRunBody, type MessageRunBody } from '../schemas/validate.js';
+import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
+import { statusUrlOf } from './run-view.js';
+
+/** Input of {@link StartRun}. */
+export interface StartRunInput {
+  /** The authenticated caller (API key, or OAuth token with `runs:write`). */
+  readonly principal: Principal;
+  /** `agent_id` from the path. */
+  readonly agentId: string;
+  /** The parsed JSON body, unvalidated. */
+  readonly body: unknown;
+}
+
+/** The run-start result, as on the wire. Source: api-spec.md "Run-start result". */
+export interface RunStartResult {
+  readonly run_id: string;
+  readonly workflow_run_id: string;
+  readonly status: 'queued';
+  /** `{base_url}/api/v1/runs/{run_id}`; also sent as `Location`. */
+  readonly status_url: string;
+  readonly message: string;
+}
+
+/** Codes {@link StartRun} can produce. */
+export type StartRunErrorCode = 'validation_failed' | 'not_found' | 'rate_limited';
+
+/** Settings of {@link StartRun}. */
+export interface StartRunSettings {
+  /** Absolute base URL without a trailing slash, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+}
+
+function requestOf(body: FilesRunBody | MessageRunBody): RunRequest {
+  if ('files' in body) {
+    return {
+      kind: 'files',
+      files: body.files,
+      processTogether: body.process_together ?? false,
+      backgroundFiles: body.background_files ?? [],
+      ...(body.message !== undefined ? { message: body.message } : {}),
+      ...(body.notification_email !== undefined ? { notificationEmail: body.notification_email } : {}),
+    };
+  }
+  return { kind: 'message', message: body.message };
+}
+
+function describe(request: RunRequest): string {
+  if (request.kind === 'message') return 'Run queued with a message.';
+  const n = request.files.length;
+  const bg = request.backgroundFiles.length;
+  return `Run queued with ${n} file${n === 1 ? '' : 's'}${bg > 0 ? ` and ${bg} background file${bg === 1 ? '' : 's'}` : ''}.`;
+}
+
+/**
+ * Starts an asynchronous run: `POST /api/v1/agents/{agent_id}/run`.
+ *
+ * Steps: validate the body (Option 1 files or Option 2 message, `validation_failed`);
+ * find the agent (`not_found`, the same for another account's); charge the credential
+ * window and, for a valid request to a visible agent, the agent window (30 / 60 s) in one
+ * all-or-none charge (`rate_limited`); record and enqueue the run; answer `queued`.
+ * Source: api-spec.md "POST /api/v1/agents/{agent_id}/run", "Limits"; CONTRACT.md "Runs".
+ *
+ * @throws when the queue is unreachable (nothing was promised: the caller answers 5xx).
+ */
+export class StartRun {
+  constructor(
+    private readonly agents: AgentCatalog,
+    private readonly queue: RunQueue,
+    private readonly quota: RequestQuota,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    private readonly settings: StartRunSettings,
+  ) {}
+
+  /** @returns the run-start result (answered 202), or an error with its code. */
+  async execute(input: StartRunInput): Promise<Metered<RunStartResult, StartRunErrorCode>> {
+    const { principal } = input;
+    const body = validateStartRunBody(input.body);
+    const agent = body.ok ? await this.agents.findById(input.agentId) : undefined;
+    const visible = agent !== undefined && agent.accountId === principal.accountId;
+
+    const rateLimit = await this.quota.charge(principal, visible ? input.agentId : undefined);
+    if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
+    if (!body.ok) return { result: err(validationFailed(body.error)), rateLimit };
+    if (!visible) return { result: err(domainError('not_found', 'The agent was not found.')), rateLimit };
+
+    const now = this.clock.now();
+    const request = requestOf(body.value);
+    const run: Run = {
+      runId: this.ids.newId(),
+      workflowRunId: this.ids.newId(),
+      agentId: input.agentId,
+      accountId: principal.accountId,
+      status: 'queued',
+      createdAt: now,
+      updatedAt: now,
+      request,
+      attempts: 0,
+    };
+    await this.queue.enqueue(run);
+    return {
+      result: ok({
+        run_id: run.runId,
+        workflow_run_id: run.workflowRunId,
+        status: 'queued',
+        status_url: statusUrlOf(this.settings.baseUrl, run.runId),
+        message: describe(request),
+      }),
+      rateLimit,
+    };
+  }
+}
