@@ -28,6 +28,7 @@ export type * from './ports/clock.js';
 export type * from './ports/id-generator.js';
 export type * from './ports/run-processor.js';
 export type * from './ports/notifier.js';
+export * from './ports/logger.js';
 
 export * from './schemas/common.js';
 export * from './schemas/record-schemas.js';
