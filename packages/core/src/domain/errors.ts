@@ -8,6 +8,7 @@
  */
 export const DOMAIN_ERROR_CODES = [
   'validation_failed',
+  'invalid_header',
   'writes_not_supported',
   'unknown_entity',
   'unknown_column',
@@ -84,4 +85,25 @@ export function validationFailed(issues: readonly ValidationIssue[]): DomainErro
   const where = first === undefined ? '' : first.path === '' ? 'request body: ' : `${first.path}: `;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   return domainError('validation_failed', `${where}${first?.message ?? 'invalid input'}${more}`, { errors: issues });
+}
+
+/**
+ * Thrown by an adapter when infrastructure it depends on (Redis, the run queue, a
+ * credential store) cannot be reached, so nothing was done. Not a bug: the HTTP adapter
+ * answers 503 `service_unavailable` with `Retry-After`, instead of a 500.
+ * `message` must be safe to log: no host, user, password or secret.
+ */
+export class DependencyUnavailableError extends Error {
+  override readonly name = 'DependencyUnavailableError';
+
+  /**
+   * @param dependency - short name of what is unreachable, e.g. `redis` or `run_queue`.
+   * @param options - `cause`, the library's error (never sent to a client).
+   */
+  constructor(
+    readonly dependency: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${dependency} is unavailable`, options);
+  }
 }

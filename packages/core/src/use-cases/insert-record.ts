@@ -3,7 +3,7 @@ import { err } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { RecordWriter } from '../ports/record-writer.js';
 import { validateInsertRecordBody } from '../schemas/validate.js';
-import { entityOf, writableConnection, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
+import { entityOf, routeOf, writableConnection, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
 import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
 
 /**
@@ -11,7 +11,8 @@ import { rateLimited, type Metered, type RequestQuota } from './request-quota.js
  *
  * Steps: charge the credential's window (`rate_limited`); validate the body
  * (`validation_failed` with JSON Pointer paths); find the connection (`not_found`, the
- * same for another account's); refuse types other than `sqlserver`
+ * same for another account's); check the `X-Svc-Egress` header
+ * (`invalid_header`); refuse types other than `sqlserver`
  * (`writes_not_supported`) before the writer is called; write on the requested route
  * (`unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`,
  * `connection_unavailable`, `connection_timeout`).
@@ -29,6 +30,8 @@ export class InsertRecord {
     const rateLimit = await this.quota.charge(input.principal);
     if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
 
+    const route = routeOf(input.route);
+    if (!route.ok) return { result: route, rateLimit };
     const body = validateInsertRecordBody(input.body);
     if (!body.ok) return { result: err(validationFailed(body.error)), rateLimit };
     const entity = entityOf(body.value.entity);
@@ -40,7 +43,7 @@ export class InsertRecord {
       connection: connection.value,
       entity: entity.value,
       values: body.value.values,
-      route: input.route,
+      route: route.value,
     });
     return {
       result: written.ok ? { ok: true, value: { rows_affected: written.value.rowsAffected } } : written,

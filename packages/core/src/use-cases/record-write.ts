@@ -1,7 +1,7 @@
 import { allowsWrites, type Connection } from '../domain/connection.js';
 import { parseEntityName, type EntityName } from '../domain/entity-name.js';
 import { domainError, validationFailed, type DomainError, type ValidationIssue } from '../domain/errors.js';
-import type { EgressRoute } from '../domain/egress-route.js';
+import { parseEgressHeader, type EgressRoute } from '../domain/egress-route.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
@@ -15,8 +15,12 @@ export interface RecordWriteInput {
   readonly connectionId: string;
   /** The parsed JSON body, unvalidated. */
   readonly body: unknown;
-  /** `default`, or `egress` for `X-Svc-Egress: true` and the egress address. */
-  readonly route: EgressRoute;
+  /**
+   * The route: `egress` on the egress address; on the main address, the raw
+   * `X-Svc-Egress` header (`{ egressHeader }`, absent → `default`), which the use case
+   * checks (`invalid_header`).
+   */
+  readonly route: EgressRoute | { readonly egressHeader: string | undefined };
 }
 
 /** Result data of a row write, as on the wire. Source: api-spec.md "Row-write result". */
@@ -27,6 +31,7 @@ export interface RowWriteResult {
 /** Codes a row write can produce. */
 export type RecordWriteErrorCode =
   | 'validation_failed'
+  | 'invalid_header'
   | 'not_found'
   | 'writes_not_supported'
   | 'rate_limited'
@@ -72,4 +77,9 @@ export function entityOf(text: string): Result<EntityName, DomainError<'validati
   if (parsed.ok) return parsed;
   const issue: ValidationIssue = { path: '/entity', message: parsed.error };
   return err(validationFailed([issue]));
+}
+
+/** Resolves the route of a row write (see {@link RecordWriteInput.route}). */
+export function routeOf(route: RecordWriteInput['route']): Result<EgressRoute, DomainError<'invalid_header'>> {
+  return typeof route === 'string' ? ok(route) : parseEgressHeader(route.egressHeader);
 }

@@ -3,7 +3,7 @@ import { err } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { RecordWriter } from '../ports/record-writer.js';
 import { validateUpdateRecordBody } from '../schemas/validate.js';
-import { entityOf, writableConnection, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
+import { entityOf, routeOf, writableConnection, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
 import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
 
 /**
@@ -26,6 +26,8 @@ export class UpdateRecord {
     const rateLimit = await this.quota.charge(input.principal);
     if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
 
+    const route = routeOf(input.route);
+    if (!route.ok) return { result: route, rateLimit };
     const body = validateUpdateRecordBody(input.body);
     if (!body.ok) return { result: err(validationFailed(body.error)), rateLimit };
     const entity = entityOf(body.value.entity);
@@ -38,7 +40,7 @@ export class UpdateRecord {
       entity: entity.value,
       key: { column: body.value.key_column, value: body.value.key_value },
       values: body.value.values,
-      route: input.route,
+      route: route.value,
     });
     return {
       result: written.ok ? { ok: true, value: { rows_affected: written.value.rowsAffected } } : written,
