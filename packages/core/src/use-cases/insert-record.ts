@@ -9,11 +9,11 @@ import { rateLimited, type Metered, type RequestQuota } from './request-quota.js
 /**
  * Inserts a single new row: `POST /api/v1/connections/{connection_id}/records`.
  *
- * Steps: charge the credential's window (`rate_limited`); validate the body
- * (`validation_failed` with JSON Pointer paths); find the connection (`not_found`, the
- * same for another account's); check the `X-Svc-Egress` header
- * (`invalid_header`); refuse types other than `sqlserver`
- * (`writes_not_supported`) before the writer is called; write on the requested route
+ * Steps: charge the credential's window (`rate_limited`); check the `X-Svc-Egress`
+ * header (`invalid_header`); validate the body (`validation_failed` with JSON Pointer
+ * paths); find the connection (`not_found`, the same for another account's); refuse
+ * types other than `sqlserver` (`writes_not_supported`) before the writer is called;
+ * write on the requested route
  * (`unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`,
  * `connection_unavailable`, `connection_timeout`).
  * Source: api-spec.md "POST .../records"; CONTRACT.md "Row writes".
