@@ -1,2 +1,10 @@
-/** Placeholder entry point; the package is built in its own issue. */
-export const PACKAGE_NAME = "@svc/adapter-http";
+/**
+ * `@svc/adapter-http`: the Koa HTTP adapter of the svc core: the main app, the egress
+ * app, problem details, rate-limit and deprecation headers, and the OpenAPI 3.1 document.
+ */
+export * from './http-app.js';
+export * from './problem.js';
+export * from './rate-limit-headers.js';
+export * from './deprecation.js';
+export * from './openapi.js';
+export * from './llms-txt.js';

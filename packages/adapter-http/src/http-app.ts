@@ -1,0 +1,388 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import {
+  DependencyUnavailableError,
+  silentLogger,
+  type Authenticate,
+  type DescribeApi,
+  type DomainError,
+  type DomainErrorCode,
+  type GetRun,
+  type InsertRecord,
+  type Logger,
+  type Metered,
+  type OperationId,
+  type Principal,
+  type RecordWriteInput,
+  type StartRun,
+  type UpdateRecord,
+} from '@svc/core';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
+import { deprecationHeaders, type Deprecation } from './deprecation.js';
+import { llmsTxt } from './llms-txt.js';
+import { openApiYaml } from './openapi.js';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemOf, problemOfDomainError, STATUS_BY_CODE, type HttpErrorCode } from './problem.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
+
+/** The use cases the HTTP adapter calls (any object with the same `execute`). */
+export interface HttpUseCases {
+  readonly describeApi: Pick<DescribeApi, 'execute'>;
+  readonly authenticate: Pick<Authenticate, 'execute'>;
+  readonly insertRecord: Pick<InsertRecord, 'execute'>;
+  readonly updateRecord: Pick<UpdateRecord, 'execute'>;
+  readonly startRun: Pick<StartRun, 'execute'>;
+  readonly getRun: Pick<GetRun, 'execute'>;
+}
+
+/** Names of the operations that can be marked deprecated. */
+export type HttpOperation = OperationId | 'describeApi';
+
+/** One named readiness check: resolves true when the dependency answers. */
+export type ReadinessCheck = () => Promise<boolean>;
+
+/** Settings of the HTTP adapter. URLs are absolute, without a trailing slash. */
+export interface HttpAppSettings {
+  /** `{base_url}`: `servers[0].url` of the OpenAPI document. */
+  readonly baseUrl: string;
+  /** `{egress_url}`. */
+  readonly egressUrl: string;
+  /** The per-credential limit, as stated in the OpenAPI document. */
+  readonly credentialLimit: { readonly limit: number; readonly windowSeconds: number };
+  /** Largest JSON body in bytes; default 1 MiB (CONTRACT.md "Row writes"). Over it: 413. */
+  readonly bodyLimitBytes?: number;
+  /** Operations marked deprecated: they answer with Deprecation, Sunset and Link. */
+  readonly deprecations?: Partial<Record<HttpOperation, Deprecation>>;
+  /** `max-age` of the index and the OpenAPI document, in seconds; default 300. */
+  readonly cacheMaxAgeSeconds?: number;
+  /** Where request lines and failures go; default: nowhere. */
+  readonly logger?: Logger;
+  /** Checks reported by `/readyz` (e.g. `redis`); all must pass for 200. */
+  readonly readiness?: Readonly<Record<string, ReadinessCheck>>;
+  /** True while the server drains for shutdown: `/readyz` answers 503. */
+  readonly isDraining?: () => boolean;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
+const WWW_AUTHENTICATE_REALM = 'Bearer realm="svc"';
+
+type Handler = (ctx: Context) => Promise<void> | void;
+
+function header(ctx: Context, name: string): string | undefined {
+  const value = ctx.request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function sendProblem(ctx: Context, code: HttpErrorCode, detail: string, errors?: DomainError['errors']): void {
+  const body = problemOf(code, detail, { errors, requestId: ctx.state['requestId'] as string });
+  ctx.status = body.status;
+  ctx.type = PROBLEM_CONTENT_TYPE;
+  ctx.body = JSON.stringify(body);
+}
+
+function sendJson(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body);
+}
+
+/**
+ * Request id, access log line and the error boundary: the outermost middleware. Any
+ * unexpected throw becomes a 500 `internal_error` that reveals nothing; the log line
+ * holds the request id and the error's type, never its message (it may hold SQL text).
+ */
+function requestContext(logger: Logger): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    const incoming = header(ctx, 'x-request-id');
+    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state['requestId'] = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof HttpProblem) {
+        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+        sendProblem(ctx, error.code, error.detail);
+      } else if (error instanceof DependencyUnavailableError) {
+        logger.warn({ request_id: requestId, dependency: error.dependency }, 'dependency unavailable');
+        ctx.set('Retry-After', '5');
+        sendProblem(ctx, 'service_unavailable', 'A service this operation depends on is unavailable; nothing was done. Retry later.');
+      } else {
+        const e = error as { name?: unknown; code?: unknown };
+        logger.error(
+          { request_id: requestId, error_type: typeof e?.name === 'string' ? e.name : typeof error, error_code: typeof e?.code === 'string' ? e.code : undefined },
+          'unexpected error',
+        );
+        sendProblem(ctx, 'internal_error', `An unexpected error occurred; quote request id ${requestId} when reporting it.`);
+      }
+    } finally {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 100) / 100 },
+        'request',
+      );
+    }
+  };
+}
+
+/**
+ * Registers `path` with one handler per method: another method answers 405 with `Allow`,
+ * `OPTIONS` answers 204 with `Allow`, `HEAD` runs the `GET` handler (Koa drops the body).
+ */
+function route(router: Router, path: string, handlers: Partial<Record<'GET' | 'POST' | 'PATCH', Handler>>): void {
+  const allowed = Object.keys(handlers);
+  if (handlers.GET !== undefined) allowed.push('HEAD');
+  allowed.push('OPTIONS');
+  const allow = allowed.join(', ');
+  router.all(path, async (ctx) => {
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    const handler = handlers[method as keyof typeof handlers];
+    if (handler !== undefined) return handler(ctx);
+    ctx.set('Allow', allow);
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    throw new HttpProblem('method_not_allowed', `Method ${ctx.method} is not allowed here; allowed: ${allow}.`, { Allow: allow });
+  });
+}
+
+function notFound(ctx: Context): void {
+  sendProblem(ctx, 'not_found', `Nothing is served at ${ctx.method} ${ctx.path}.`);
+}
+
+/** Everything the two apps share: authentication, JSON bodies, metered answers. */
+class Operations {
+  private readonly parseJson: Middleware;
+
+  constructor(
+    private readonly useCases: HttpUseCases,
+    private readonly settings: HttpAppSettings,
+  ) {
+    const limit = settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+    this.parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: limit, jsonStrict: false, parsedMethods: ['POST', 'PATCH', 'PUT'] }) as unknown as Middleware;
+  }
+
+  /** Authenticates, or answers 401 / 403 and returns `undefined`. */
+  async principal(ctx: Context, operation: OperationId): Promise<Principal | undefined> {
+    const result = await this.useCases.authenticate.execute({
+      apiKey: header(ctx, 'x-api-key'),
+      authorization: header(ctx, 'authorization'),
+      operation,
+    });
+    if (result.ok) return result.value;
+    const error = result.error;
+    if (error.code === 'insufficient_scope') {
+      ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${error.requiredScope ?? ''}"`);
+    } else if (error.code === 'missing_credential') {
+      ctx.set('WWW-Authenticate', WWW_AUTHENTICATE_REALM);
+    } else {
+      ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="invalid_token"`);
+    }
+    this.sendError(ctx, error);
+    return undefined;
+  }
+
+  /**
+   * Reads the JSON body: 415 for another media type, 413 over the limit, 400
+   * `invalid_json` for malformed JSON. An absent body is `undefined` (the use case's
+   * validation names it).
+   */
+  async body(ctx: Context): Promise<unknown> {
+    const hasBody = (ctx.request.length ?? 0) > 0 || ctx.request.headers['transfer-encoding'] !== undefined;
+    if (!hasBody) return undefined;
+    if (ctx.request.is('application/json', 'application/*+json') === false) {
+      throw new HttpProblem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.');
+    }
+    try {
+      await this.parseJson(ctx, async () => undefined);
+    } catch (error) {
+      const e = error as { status?: number; type?: string; message?: string };
+      if (e.status === 413) {
+        const limit = this.settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+        throw new HttpProblem('payload_too_large', `The request body is larger than ${limit} bytes.`);
+      }
+      if (e.status === 415) throw new HttpProblem('unsupported_media_type', 'The request body charset is not supported; send UTF-8.');
+      if (e.status === 400) {
+        const at = /position (\d+)/u.exec(e.message ?? '')?.[1];
+        throw new HttpProblem('invalid_json', `The request body is not valid JSON${at !== undefined ? ` (at position ${at})` : ''}.`);
+      }
+      throw error;
+    }
+    return (ctx.request as unknown as { body?: unknown }).body;
+  }
+
+  /** Sends a metered use-case answer: rate-limit headers, then data or problem details. */
+  sendMetered<T, C extends DomainErrorCode>(ctx: Context, metered: Metered<T, C>, status: number): void {
+    ctx.set(rateLimitHeaders(metered.rateLimit));
+    if (metered.result.ok) sendJson(ctx, status, { data: metered.result.value });
+    else this.sendError(ctx, metered.result.error);
+  }
+
+  sendError(ctx: Context, error: DomainError): void {
+    const body = problemOfDomainError(error, ctx.state['requestId'] as string);
+    ctx.status = STATUS_BY_CODE[error.code];
+    ctx.type = PROBLEM_CONTENT_TYPE;
+    ctx.body = JSON.stringify(body);
+  }
+
+  deprecate(ctx: Context, operation: HttpOperation): void {
+    const d = this.settings.deprecations?.[operation];
+    if (d !== undefined) ctx.set(deprecationHeaders(d));
+  }
+
+  /** A row write handler; `route` is fixed on the egress address, else read from the header. */
+  recordWrite(kind: 'insertRecord' | 'updateRecord', operation: HttpOperation, egress: boolean): Handler {
+    return async (ctx) => {
+      this.deprecate(ctx, operation);
+      const principal = await this.principal(ctx, kind);
+      if (principal === undefined) return;
+      const input: RecordWriteInput = {
+        principal,
+        connectionId: String(ctx['params']?.connection_id ?? ''),
+        body: await this.body(ctx),
+        route: egress ? 'egress' : { egressHeader: header(ctx, 'x-svc-egress') },
+      };
+      const metered = await this.useCases[kind].execute(input);
+      this.sendMetered(ctx, metered, kind === 'insertRecord' ? 201 : 200);
+    };
+  }
+}
+
+function cachedText(ctx: Context, type: string, body: Buffer, etag: string, maxAgeSeconds: number): void {
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
+  ctx.status = 200;
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = type;
+  ctx.body = body;
+}
+
+function etagOf(body: Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/**
+ * The Koa app of the main address (`{base_url}`): the operations of api-spec.md
+ * (`GET /api/v1`, `POST`/`PATCH /api/v1/connections/{connection_id}/records`,
+ * `POST /api/v1/agents/{agent_id}/run`, `GET /api/v1/runs/{run_id}`), the OpenAPI
+ * document at `/openapi.yaml` and `/docs/api-reference/openapi.yaml`, `/llms.txt`,
+ * `/docs`, the OAuth protected resource metadata (RFC 9728), `/livez` and `/readyz`.
+ * Errors are RFC 9457 problem details (CONTRACT.md "Envelope and errors").
+ */
+export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings): Koa {
+  const logger = settings.logger ?? silentLogger;
+  const maxAge = settings.cacheMaxAgeSeconds ?? 300;
+  const ops = new Operations(useCases, settings);
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+
+  const indexBody = Buffer.from(JSON.stringify(useCases.describeApi.execute()));
+  const indexTag = etagOf(indexBody);
+  const yaml = Buffer.from(
+    openApiYaml({
+      baseUrl: settings.baseUrl,
+      egressUrl: settings.egressUrl,
+      credentialLimit: settings.credentialLimit,
+      deprecatedOperations: Object.keys(settings.deprecations ?? {}),
+    }),
+  );
+  const yamlTag = etagOf(yaml);
+  const llms = Buffer.from(llmsTxt(useCases.describeApi.execute()));
+  const llmsTag = etagOf(llms);
+  const protectedResource = Buffer.from(
+    JSON.stringify({
+      resource: `${settings.baseUrl}/api/v1`,
+      scopes_supported: useCases.describeApi.execute().authentication.methods[0]?.scopes_supported ?? [],
+      bearer_methods_supported: ['header'],
+      resource_name: useCases.describeApi.execute().name,
+      resource_documentation: useCases.describeApi.execute().documentation_url,
+    }),
+  );
+
+  route(router, '/api/v1', {
+    GET: (ctx) => {
+      ops.deprecate(ctx, 'describeApi');
+      cachedText(ctx, 'application/json', indexBody, indexTag, maxAge);
+    },
+  });
+  const records = { POST: ops.recordWrite('insertRecord', 'insertRecord', false), PATCH: ops.recordWrite('updateRecord', 'updateRecord', false) };
+  route(router, '/api/v1/connections/:connection_id/records', records);
+  route(router, '/api/v1/agents/:agent_id/run', {
+    POST: async (ctx) => {
+      ops.deprecate(ctx, 'startRun');
+      const principal = await ops.principal(ctx, 'startRun');
+      if (principal === undefined) return;
+      const metered = await useCases.startRun.execute({
+        principal,
+        agentId: String(ctx['params']?.agent_id ?? ''),
+        body: await ops.body(ctx),
+      });
+      if (metered.result.ok) ctx.set('Location', metered.result.value.status_url);
+      ops.sendMetered(ctx, metered, 202);
+    },
+  });
+  route(router, '/api/v1/runs/:run_id', {
+    GET: async (ctx) => {
+      ops.deprecate(ctx, 'getRun');
+      const principal = await ops.principal(ctx, 'getRun');
+      if (principal === undefined) return;
+      const metered = await useCases.getRun.execute({ principal, runId: String(ctx['params']?.run_id ?? '') });
+      ops.sendMetered(ctx, metered, 200);
+    },
+  });
+  for (const path of ['/openapi.yaml', '/docs/api-reference/openapi.yaml']) {
+    route(router, path, { GET: (ctx) => cachedText(ctx, 'application/yaml; charset=utf-8', yaml, yamlTag, maxAge) });
+  }
+  for (const path of ['/llms.txt', '/docs']) {
+    route(router, path, { GET: (ctx) => cachedText(ctx, 'text/plain; charset=utf-8', llms, llmsTag, maxAge) });
+  }
+  route(router, '/.well-known/oauth-protected-resource', {
+    GET: (ctx) => cachedText(ctx, 'application/json', protectedResource, etagOf(protectedResource), maxAge),
+  });
+  route(router, '/livez', { GET: (ctx) => sendJson(ctx, 200, { status: 'ok' }) });
+  route(router, '/readyz', {
+    GET: async (ctx) => {
+      const checks: Record<string, 'ok' | 'failing'> = {};
+      await Promise.all(
+        Object.entries(settings.readiness ?? {}).map(async ([name, check]) => {
+          checks[name] = await check().then((up) => (up ? 'ok' : 'failing'), () => 'failing' as const);
+        }),
+      );
+      const draining = settings.isDraining?.() ?? false;
+      const ready = !draining && Object.values(checks).every((c) => c === 'ok');
+      ctx.set('Cache-Control', 'no-store');
+      sendJson(ctx, ready ? 200 : 503, { status: ready ? 'ready' : draining ? 'draining' : 'not_ready', checks });
+    },
+  });
+
+  app.use(requestContext(logger));
+  app.use(router.routes());
+  app.use(notFound);
+  return app;
+}
+
+/**
+ * The Koa app of the direct stable-egress address (`{egress_url}`): only `POST` and
+ * `PATCH /v1/connections/{connection_id}/records`, with the same credentials, bodies and
+ * answers as the main address, always on the egress route. Anything else: 404.
+ * Source: api-spec.md "POST .../records"; CONTRACT.md "Addresses".
+ */
+export function createEgressApp(useCases: HttpUseCases, settings: HttpAppSettings): Koa {
+  const ops = new Operations(useCases, settings);
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  router.post('/v1/connections/:connection_id/records', ops.recordWrite('insertRecord', 'insertRecord', true));
+  router.patch('/v1/connections/:connection_id/records', ops.recordWrite('updateRecord', 'updateRecord', true));
+  app.use(requestContext(settings.logger ?? silentLogger));
+  app.use(router.routes());
+  app.use(notFound);
+  return app;
+}

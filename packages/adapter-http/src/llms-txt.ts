@@ -1,0 +1,34 @@
+import type { ApiIndex } from '@svc/core';
+
+/**
+ * The `/llms.txt` text (llmstxt.org format): what the API does and where its machine
+ * readable description is, for people and language models. Also served at `/docs`.
+ */
+export function llmsTxt(index: ApiIndex): string {
+  const r = index.resources;
+  return `# ${index.name}
+
+> ${index.description}
+
+Every operation hangs off ${index.base_url}/api/${index.version}. Send an API key (svc-...) in X-API-Key or as Authorization: Bearer; run operations also accept OAuth access tokens (svcpt_...) with scope runs:write (start) or runs:read (read). Success bodies are {"data": ...} (except the index); errors are RFC 9457 problem details with status, detail, title and code.
+
+## Operations
+
+- GET ${r['index'] ?? ''}: the API index (no credential)
+- POST ${r['connection_records'] ?? ''}: insert one row {"entity": "schema.table", "values": {...}} (SQL Server connections only) → 201 {"data": {"rows_affected": 1}}
+- PATCH ${r['connection_records'] ?? ''}: update the row selected by {"key_column", "key_value"} → 200 {"data": {"rows_affected": 0|1}}; 409 when the key selects several rows
+- POST ${r['egress_connection_records'] ?? ''}: the same row writes from the stable egress IP address (or send X-Svc-Egress: true)
+- POST ${r['agent_runs'] ?? ''}: start a run with {"files": [...]} (1-50 files, optional message, process_together, notification_email, background_files up to 10) or {"message": "..."} → 202, Location = status_url
+- GET ${r['runs'] ?? ''}: a run's status (queued, running, succeeded, failed, cancelled)
+
+## Limits
+
+- ${index.rate_limits.requests} requests per ${index.rate_limits.window_seconds} seconds per credential; 30 run starts per 60 seconds per agent. Over a limit: 429 with ${index.rate_limits.response_headers.join(', ')}.
+- JSON bodies up to 1 MiB.
+
+## Specification
+
+- [OpenAPI 3.1](${index.openapi_url})
+- Versioning: URL path (/api/v1); deprecated operations send ${index.versioning.deprecation_headers.join(', ')}; minimum sunset notice ${index.versioning.minimum_sunset_notice_days} days.
+`;
+}
