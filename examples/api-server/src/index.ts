@@ -1,2 +1,5 @@
-/** Placeholder entry point; the package is built in its own issue. */
-export const PACKAGE_NAME = "@svc/api-server";
+/** The API server as a library: start it in-process (tests, embedding). */
+export * from './server.js';
+export * from './settings.js';
+export * from './container.js';
+export * from './dev-account.js';

@@ -25,6 +25,9 @@ import { openApiYaml } from './openapi.js';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemOf, problemOfDomainError, STATUS_BY_CODE, type HttpErrorCode } from './problem.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
+/** A Koa application built by {@link createHttpApp} or {@link createEgressApp}. */
+export type HttpApp = Koa;
+
 /** The use cases the HTTP adapter calls (any object with the same `execute`). */
 export interface HttpUseCases {
   readonly describeApi: Pick<DescribeApi, 'execute'>;

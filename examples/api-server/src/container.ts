@@ -1,0 +1,162 @@
+import { createHttpApp, createEgressApp, type HttpApp, type HttpUseCases } from '@svc/adapter-http';
+import {
+  Authenticate,
+  apiIndexSettings,
+  DescribeApi,
+  GetRun,
+  InMemoryAgentCatalog,
+  InMemoryConnectionCatalog,
+  InMemoryCredentialStore,
+  InMemoryRateLimiter,
+  InMemoryRecordWriter,
+  InMemoryRunQueue,
+  InMemoryRunStore,
+  InsertRecord,
+  RandomIdGenerator,
+  RequestQuota,
+  StartRun,
+  SystemClock,
+  UpdateRecord,
+  type AgentCatalog,
+  type Clock,
+  type ConnectionCatalog,
+  type CredentialStore,
+  type IdGenerator,
+  type Logger,
+  type RateLimiter,
+  type RecordWriter,
+  type RunQueue,
+  type RunStore,
+} from '@svc/core';
+import { Container, type ServiceIdentifier } from 'inversify';
+import { RoutingRecordWriter } from './routing-record-writer.js';
+import type { ServerSettings } from './settings.js';
+
+const id = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`svc.${name}`) as ServiceIdentifier<T>;
+
+/** Service identifiers of the container. */
+export const TOKENS = {
+  settings: id<ServerSettings>('settings'),
+  logger: id<Logger>('logger'),
+  clock: id<Clock>('clock'),
+  ids: id<IdGenerator>('ids'),
+  credentials: id<CredentialStore>('credentials'),
+  connections: id<ConnectionCatalog>('connections'),
+  agents: id<AgentCatalog>('agents'),
+  rateLimiter: id<RateLimiter>('rateLimiter'),
+  quota: id<RequestQuota>('quota'),
+  runStore: id<RunStore>('runStore'),
+  runQueue: id<RunQueue>('runQueue'),
+  recordWriter: id<RecordWriter>('recordWriter'),
+  useCases: id<HttpUseCases>('useCases'),
+} as const;
+
+/** Connection ids served by in-memory demo tables (no database details configured). */
+export function emulatedConnectionIds(settings: ServerSettings): Set<string> {
+  return new Set(settings.accounts.flatMap((a) => a.connections.filter((c) => c.type === 'sqlserver' && c.sqlserver === undefined).map((c) => c.id)));
+}
+
+/** The demo tables behind emulated `sqlserver` connections: `dbo.orders`. */
+export function demoRecordWriter(): InMemoryRecordWriter {
+  const writer = new InMemoryRecordWriter();
+  writer.defineTable('dbo.orders', ['id', 'sku', 'qty', 'note', 'status'], [{ id: 1, sku: 'A-1', qty: 1, note: null, status: 'new' }]);
+  return writer;
+}
+
+/**
+ * Binds the catalogs built from the configured accounts: credentials (SHA-256 digests),
+ * connections and agents.
+ */
+function bindCatalogs(container: Container, settings: ServerSettings): void {
+  container.bind(TOKENS.credentials).toConstantValue(
+    new InMemoryCredentialStore(
+      settings.accounts.flatMap((a) => [
+        ...a.apiKeys.map((k) => ({ credentialId: k.id, accountId: a.id, kind: 'api_key' as const, sha256: k.sha256, scopes: [], ...(k.expiresAt ? { expiresAt: k.expiresAt } : {}) })),
+        ...a.oauthTokens.map((t) => ({ credentialId: t.id, accountId: a.id, kind: 'oauth' as const, sha256: t.sha256, scopes: t.scopes, ...(t.expiresAt ? { expiresAt: t.expiresAt } : {}) })),
+      ]),
+    ),
+  );
+  container.bind(TOKENS.connections).toConstantValue(
+    new InMemoryConnectionCatalog(settings.accounts.flatMap((a) => a.connections.map((c) => ({ connectionId: c.id, accountId: a.id, type: c.type })))),
+  );
+  container.bind(TOKENS.agents).toConstantValue(
+    new InMemoryAgentCatalog(settings.accounts.flatMap((a) => a.agents.map((g) => ({ agentId: g.id, accountId: a.id, ...(g.name ? { name: g.name } : {}) })))),
+  );
+}
+
+/**
+ * The one place that picks adapters: Redis-backed limits and queue when `redis_url` is
+ * set, in-memory otherwise; SQL Server for configured connections, demo tables for the
+ * rest.
+ */
+function bindAdapters(container: Container, settings: ServerSettings): void {
+  container.bind(TOKENS.rateLimiter).toResolvedValue((clock: Clock) => new InMemoryRateLimiter(clock), [TOKENS.clock]).inSingletonScope();
+  const store = new InMemoryRunStore();
+  container.bind(TOKENS.runStore).toConstantValue(store);
+  container.bind(TOKENS.runQueue).toConstantValue(new InMemoryRunQueue(store));
+  container
+    .bind(TOKENS.recordWriter)
+    .toResolvedValue(() => new RoutingRecordWriter(emulatedConnectionIds(settings), demoRecordWriter(), demoRecordWriter()), [])
+    .inSingletonScope();
+}
+
+/**
+ * Builds the container of the API server: value and factory bindings only (no
+ * decorators), singletons, and async deactivation hooks that close what holds
+ * resources; `await container.unbindAllAsync()` runs them.
+ */
+export function buildContainer(settings: ServerSettings, logger: Logger): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.bind(TOKENS.settings).toConstantValue(settings);
+  container.bind(TOKENS.logger).toConstantValue(logger);
+  container.bind(TOKENS.clock).toConstantValue(new SystemClock());
+  container.bind(TOKENS.ids).toConstantValue(new RandomIdGenerator());
+  bindCatalogs(container, settings);
+  bindAdapters(container, settings);
+  container
+    .bind(TOKENS.quota)
+    .toResolvedValue((limiter: RateLimiter) => new RequestQuota(limiter, settings.rateLimits), [TOKENS.rateLimiter]);
+  container.bind(TOKENS.useCases).toResolvedValue(
+    (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, writer: RecordWriter, quota: RequestQuota, queue: RunQueue, runs: RunStore): HttpUseCases => ({
+      describeApi: new DescribeApi(
+        apiIndexSettings(settings.baseUrl, settings.egressUrl, {
+          credentialRateLimit: settings.rateLimits.credential,
+          ...(settings.index.name !== undefined ? { name: settings.index.name } : {}),
+          ...(settings.index.documentationUrl !== undefined ? { documentationUrl: settings.index.documentationUrl } : {}),
+          ...(settings.index.accessRequestUrl !== undefined ? { accessRequestUrl: settings.index.accessRequestUrl } : {}),
+          ...(settings.index.trial !== undefined ? { trial: settings.index.trial } : {}),
+          ...(settings.index.publicSandboxAvailable !== undefined ? { publicSandboxAvailable: settings.index.publicSandboxAvailable } : {}),
+        }),
+      ),
+      authenticate: new Authenticate(credentials, clock),
+      insertRecord: new InsertRecord(connections, writer, quota),
+      updateRecord: new UpdateRecord(connections, writer, quota),
+      startRun: new StartRun(agents, queue, quota, ids, clock, { baseUrl: settings.baseUrl }),
+      getRun: new GetRun(runs, quota, { baseUrl: settings.baseUrl }),
+    }),
+    [TOKENS.credentials, TOKENS.clock, TOKENS.ids, TOKENS.connections, TOKENS.agents, TOKENS.recordWriter, TOKENS.quota, TOKENS.runQueue, TOKENS.runStore],
+  );
+  return container;
+}
+
+/** Settings of the two Koa apps, from the server settings. */
+export function httpSettings(settings: ServerSettings, logger: Logger, isDraining: () => boolean, readiness: Record<string, () => Promise<boolean>> = {}) {
+  return {
+    baseUrl: settings.baseUrl,
+    egressUrl: settings.egressUrl,
+    credentialLimit: settings.rateLimits.credential,
+    deprecations: settings.deprecations,
+    logger,
+    readiness,
+    isDraining,
+  };
+}
+
+/** Builds both Koa apps from the container. */
+export function buildApps(container: Container, isDraining: () => boolean): { main: HttpApp; egress: HttpApp } {
+  const settings = container.get(TOKENS.settings);
+  const logger = container.get(TOKENS.logger);
+  const useCases = container.get(TOKENS.useCases);
+  const s = httpSettings(settings, logger, isDraining);
+  return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s) };
+}

@@ -1,0 +1,69 @@
+/**
+ * The API server: `node examples/api-server/dist/main.js [--config FILE]` (or
+ * `SVC_CONFIG=FILE`). Without a configuration it serves a development account whose
+ * fresh secrets it prints once. SIGTERM / SIGINT drain and stop.
+ */
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { DEV_AGENT_ID, DEV_POSTGRESQL_CONNECTION_ID, DEV_SQLSERVER_CONNECTION_ID, devAccount } from './dev-account.js';
+import { startServer } from './server.js';
+import { ConfigError, loadSettings, type ServerSettings } from './settings.js';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { config: { type: 'string' } }, strict: true });
+  const configPath = values.config ?? (process.env['SVC_CONFIG'] || undefined);
+  let settings: ServerSettings;
+  try {
+    settings = loadSettings(configPath);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`svc: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const dev = configPath === undefined ? devAccount() : undefined;
+  if (dev !== undefined) settings = { ...settings, accounts: [dev.account] };
+
+  const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  const server = await startServer(settings, logger);
+  logger.info({ port: server.port, egress_port: server.egressPort, base_url: settings.baseUrl, egress_url: settings.egressUrl }, 'listening');
+
+  if (dev !== undefined) {
+    // Printed once, outside the log stream: these secrets are never logged.
+    process.stdout.write(
+      [
+        '',
+        `svc API on ${settings.baseUrl} (egress ${settings.egressUrl}) with a development account.`,
+        'Its secrets are new at every start and shown only now:',
+        `  export SVC_API_KEY=${dev.apiKey}`,
+        `  export SVC_ACCESS_TOKEN=${dev.accessToken}`,
+        `  agent id:                  ${DEV_AGENT_ID}`,
+        `  sqlserver connection id:   ${DEV_SQLSERVER_CONNECTION_ID}  (in-memory demo table dbo.orders: id, sku, qty, note, status)`,
+        `  postgresql connection id:  ${DEV_POSTGRESQL_CONNECTION_ID}  (writes refused: 400)`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+
+  const stop = (signal: string): void => {
+    logger.info({ signal }, 'stopping: draining in-flight requests');
+    server.stop().then(
+      () => {
+        logger.info({}, 'stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ error_type: (error as Error)?.name }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`svc: cannot start: ${(error as Error)?.message ?? String(error)}\n`);
+  process.exit(1);
+});

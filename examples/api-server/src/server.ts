@@ -1,0 +1,79 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@svc/core';
+import type { Container } from 'inversify';
+import { buildApps, buildContainer } from './container.js';
+import type { ServerSettings } from './settings.js';
+
+/** A running API server: both listeners, and how to stop it. */
+export interface RunningServer {
+  /** Port of the main listener (useful with port 0). */
+  readonly port: number;
+  /** Port of the egress listener. */
+  readonly egressPort: number;
+  readonly container: Container;
+  /**
+   * Stops accepting, lets in-flight requests finish (up to `shutdownGraceMs`), closes
+   * idle keep-alive sockets, then releases every resource of the container.
+   */
+  stop(): Promise<void>;
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeGracefully(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    // close() stops accepting and resolves once every connection has ended; idle
+    // keep-alive sockets would hold it open, so they are closed now, busy ones after
+    // their response, and anything left after the grace period is cut.
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * Starts the API server: builds the container, both Koa apps and both listeners.
+ * @throws when a port cannot be bound (the error of `listen`).
+ */
+export async function startServer(settings: ServerSettings, logger: Logger): Promise<RunningServer> {
+  const container = buildContainer(settings, logger);
+  let draining = false;
+  const apps = buildApps(container, () => draining);
+  const main = createServer({ keepAliveTimeout: 5_000 }, apps.main.callback());
+  const egress = createServer({ keepAliveTimeout: 5_000 }, apps.egress.callback());
+  // Once draining, finished responses close their keep-alive socket instead of idling.
+  for (const server of [main, egress]) {
+    server.on('request', (_req, res) => {
+      if (draining) res.setHeader('Connection', 'close');
+    });
+  }
+  const port = await listen(main, settings.listen.host, settings.listen.port);
+  const egressPort = await listen(egress, settings.egressListen.host, settings.egressListen.port);
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    egressPort,
+    container,
+    stop() {
+      stopping ??= (async () => {
+        draining = true;
+        await Promise.all([closeGracefully(main, settings.shutdownGraceMs), closeGracefully(egress, settings.shutdownGraceMs)]);
+        await container.unbindAllAsync();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,362 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse as parseYaml } from 'yaml';
+
+/** How one listener binds. */
+export interface ListenSettings {
+  readonly host: string;
+  /** TCP port; 0 picks a free one (tests). */
+  readonly port: number;
+}
+
+/** SQL Server details of a `sqlserver` connection. The password comes from an env var. */
+export interface SqlServerDetails {
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string;
+  /** Name of the environment variable that holds the password (never the password). */
+  readonly passwordEnv: string;
+  readonly encrypt: boolean;
+  readonly trustServerCertificate: boolean;
+}
+
+/** A connection of an account. */
+export interface ConnectionSettings {
+  readonly id: string;
+  readonly type: string;
+  /** For `sqlserver`: the database to write to. Absent: an in-memory demo table set. */
+  readonly sqlserver?: SqlServerDetails;
+}
+
+/** A credential as configured: only its SHA-256 digest. */
+export interface CredentialSettings {
+  readonly id: string;
+  readonly sha256: string;
+  readonly scopes: readonly string[];
+  readonly expiresAt?: Date;
+}
+
+/** An account and everything it owns. */
+export interface AccountSettings {
+  readonly id: string;
+  readonly apiKeys: readonly CredentialSettings[];
+  readonly oauthTokens: readonly CredentialSettings[];
+  readonly agents: readonly { readonly id: string; readonly name?: string }[];
+  readonly connections: readonly ConnectionSettings[];
+}
+
+/** A deprecated operation (CONTRACT.md "Index and versioning"). */
+export interface DeprecationSettings {
+  readonly deprecatedAt: Date;
+  readonly sunsetAt?: Date;
+  readonly link: string;
+}
+
+/** Every setting of the API server, validated. Times in the names' units. */
+export interface ServerSettings {
+  readonly baseUrl: string;
+  readonly listen: ListenSettings;
+  readonly egressUrl: string;
+  readonly egressListen: ListenSettings;
+  /** Source address the egress route's database traffic leaves from; absent: OS default. */
+  readonly egressSourceAddress?: string;
+  readonly rateLimits: {
+    readonly credential: { readonly limit: number; readonly windowSeconds: number };
+    readonly agent: { readonly limit: number; readonly windowSeconds: number };
+    /** API instances sharing Redis: the in-memory fallback divides limits by it. */
+    readonly instanceCount: number;
+  };
+  readonly redisUrl?: string;
+  /** Key prefix in Redis (queues, limits, runs). */
+  readonly redisPrefix: string;
+  readonly worker: { readonly enabled: boolean; readonly concurrency: number };
+  readonly sqlserver: { readonly connectTimeoutMs: number; readonly requestTimeoutMs: number; readonly poolMax: number };
+  readonly accounts: readonly AccountSettings[];
+  readonly deprecations: Readonly<Record<string, DeprecationSettings>>;
+  readonly logLevel: string;
+  /** Milliseconds to finish in-flight requests on SIGTERM before closing anyway. */
+  readonly shutdownGraceMs: number;
+  /** Index overrides (documentation URLs, trial, sandbox). */
+  readonly index: {
+    readonly name?: string;
+    readonly documentationUrl?: string;
+    readonly accessRequestUrl?: string;
+    readonly trial?: { readonly available: boolean; readonly durationDays: number; readonly inviteRequired: boolean };
+    readonly publicSandboxAvailable?: boolean;
+  };
+}
+
+/** A configuration that does not validate; `message` names every bad field. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const listen = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { host: { type: 'string', minLength: 1 }, port: { type: 'integer', minimum: 0, maximum: 65535 } },
+} as const;
+const window = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['requests', 'window_seconds'],
+  properties: { requests: { type: 'integer', minimum: 1 }, window_seconds: { type: 'integer', minimum: 1, maximum: 86400 } },
+} as const;
+const credential = (oauth: boolean) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: oauth ? ['id', 'sha256', 'scopes'] : ['id', 'sha256'],
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 128 },
+      sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      scopes: { type: 'array', items: { type: 'string', enum: ['runs:write', 'runs:read'] }, uniqueItems: true },
+      expires_at: { type: 'string', format: 'date-time' },
+    },
+  }) as const;
+
+/** JSON Schema of the configuration file (see `config.example.yaml`). */
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    base_url: { type: 'string', format: 'uri', pattern: '^https?://' },
+    listen,
+    egress: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { url: { type: 'string', format: 'uri', pattern: '^https?://' }, listen, source_address: { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] } },
+    },
+    rate_limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { credential: window, agent: window, instance_count: { type: 'integer', minimum: 1 } },
+    },
+    redis_url: { type: 'string', pattern: '^rediss?://' },
+    redis_prefix: { type: 'string', minLength: 1, maxLength: 64 },
+    worker: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { enabled: { type: 'boolean' }, concurrency: { type: 'integer', minimum: 1, maximum: 1000 } },
+    },
+    sqlserver: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        connect_timeout_ms: { type: 'integer', minimum: 100 },
+        request_timeout_ms: { type: 'integer', minimum: 100 },
+        pool_max: { type: 'integer', minimum: 1, maximum: 1000 },
+      },
+    },
+    accounts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id'],
+        properties: {
+          id: { type: 'string', minLength: 1, maxLength: 128 },
+          api_keys: { type: 'array', items: credential(false) },
+          oauth_tokens: { type: 'array', items: credential(true) },
+          agents: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['id'],
+              properties: { id: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^/?#\\s]+$' }, name: { type: 'string' } },
+            },
+          },
+          connections: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['id', 'type'],
+              properties: {
+                id: { type: 'string', format: 'uuid' },
+                type: { type: 'string', minLength: 1 },
+                sqlserver: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['host', 'database', 'user', 'password_env'],
+                  properties: {
+                    host: { type: 'string', minLength: 1 },
+                    port: { type: 'integer', minimum: 1, maximum: 65535 },
+                    database: { type: 'string', minLength: 1 },
+                    user: { type: 'string', minLength: 1 },
+                    password_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+                    encrypt: { type: 'boolean' },
+                    trust_server_certificate: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    deprecations: {
+      type: 'object',
+      propertyNames: { enum: ['describeApi', 'insertRecord', 'updateRecord', 'startRun', 'getRun'] },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['deprecated_at', 'link'],
+        properties: { deprecated_at: { type: 'string', format: 'date-time' }, sunset_at: { type: 'string', format: 'date-time' }, link: { type: 'string', format: 'uri' } },
+      },
+    },
+    log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    shutdown_grace_ms: { type: 'integer', minimum: 0 },
+    index: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string' },
+        documentation_url: { type: 'string', format: 'uri' },
+        access_request_url: { type: 'string', format: 'uri' },
+        trial: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['available', 'duration_days', 'invite_required'],
+          properties: { available: { type: 'boolean' }, duration_days: { type: 'integer', minimum: 0 }, invite_required: { type: 'boolean' } },
+        },
+        public_sandbox_available: { type: 'boolean' },
+      },
+    },
+  },
+} as const;
+
+const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+(addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
+const validateConfig = ajv.compile(configSchema);
+
+function fieldOf(e: ErrorObject): string {
+  const path = e.instancePath.replace(/^\//u, '').replace(/\/(\d+)/gu, '[$1]').replace(/\//gu, '.');
+  const extra = e.keyword === 'additionalProperties' ? String(e.params['additionalProperty']) : e.keyword === 'required' ? String(e.params['missingProperty']) : '';
+  return [path, extra].filter((p) => p !== '').join('.') || '(root)';
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the raw config is checked by the schema above */
+const date = (s: any): Date | undefined => (typeof s === 'string' ? new Date(s) : undefined);
+const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
+
+function credentialsOf(list: any[] | undefined): CredentialSettings[] {
+  return (list ?? []).map((c) => ({ id: c.id, sha256: c.sha256, scopes: c.scopes ?? [], ...opt('expiresAt', date(c.expires_at)) }));
+}
+
+/**
+ * Validates a parsed configuration and turns it into {@link ServerSettings}, with the
+ * defaults of CONTRACT.md (base URL `http://127.0.0.1:8080`, egress `:8081`, 600 / 60 s
+ * per credential, 30 / 60 s per agent).
+ *
+ * @param raw - the parsed YAML document (`{}` for none).
+ * @param env - environment (for `REDIS_URL`).
+ * @throws ConfigError naming every bad field.
+ */
+export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env): ServerSettings {
+  const doc = raw ?? {};
+  if (!validateConfig(doc)) {
+    const lines = (validateConfig.errors ?? []).map((e) => `  ${fieldOf(e)}: ${e.message ?? 'is invalid'}`);
+    throw new ConfigError(`invalid configuration:\n${[...new Set(lines)].join('\n')}`);
+  }
+  const c = doc as any;
+  const listenMain: ListenSettings = { host: c.listen?.host ?? '127.0.0.1', port: c.listen?.port ?? 8080 };
+  const listenEgress: ListenSettings = { host: c.egress?.listen?.host ?? '127.0.0.1', port: c.egress?.listen?.port ?? 8081 };
+  const ids = new Set<string>();
+  for (const a of c.accounts ?? []) {
+    for (const conn of a.connections ?? []) {
+      const id = String(conn.id).toLowerCase();
+      if (ids.has(id)) throw new ConfigError(`invalid configuration:\n  accounts.connections: connection ${id} is listed twice`);
+      ids.add(id);
+    }
+  }
+  return {
+    baseUrl: (c.base_url ?? `http://${listenMain.host}:${listenMain.port === 0 ? 8080 : listenMain.port}`).replace(/\/+$/u, ''),
+    listen: listenMain,
+    egressUrl: (c.egress?.url ?? `http://${listenEgress.host}:${listenEgress.port === 0 ? 8081 : listenEgress.port}`).replace(/\/+$/u, ''),
+    egressListen: listenEgress,
+    ...opt('egressSourceAddress', c.egress?.source_address as string | undefined),
+    rateLimits: {
+      credential: { limit: c.rate_limits?.credential?.requests ?? 600, windowSeconds: c.rate_limits?.credential?.window_seconds ?? 60 },
+      agent: { limit: c.rate_limits?.agent?.requests ?? 30, windowSeconds: c.rate_limits?.agent?.window_seconds ?? 60 },
+      instanceCount: c.rate_limits?.instance_count ?? 1,
+    },
+    ...opt('redisUrl', (c.redis_url as string | undefined) ?? (env['REDIS_URL'] || undefined)),
+    redisPrefix: c.redis_prefix ?? 'svc',
+    worker: { enabled: c.worker?.enabled ?? true, concurrency: c.worker?.concurrency ?? 4 },
+    sqlserver: {
+      connectTimeoutMs: c.sqlserver?.connect_timeout_ms ?? 15_000,
+      requestTimeoutMs: c.sqlserver?.request_timeout_ms ?? 30_000,
+      poolMax: c.sqlserver?.pool_max ?? 10,
+    },
+    accounts: (c.accounts ?? []).map((a: any) => ({
+      id: a.id,
+      apiKeys: credentialsOf(a.api_keys),
+      oauthTokens: credentialsOf(a.oauth_tokens),
+      agents: (a.agents ?? []).map((g: any) => ({ id: g.id, ...opt('name', g.name as string | undefined) })),
+      connections: (a.connections ?? []).map((k: any) => ({
+        id: String(k.id).toLowerCase(),
+        type: k.type,
+        ...opt(
+          'sqlserver',
+          k.sqlserver === undefined
+            ? undefined
+            : {
+                host: k.sqlserver.host,
+                port: k.sqlserver.port ?? 1433,
+                database: k.sqlserver.database,
+                user: k.sqlserver.user,
+                passwordEnv: k.sqlserver.password_env,
+                encrypt: k.sqlserver.encrypt ?? true,
+                trustServerCertificate: k.sqlserver.trust_server_certificate ?? false,
+              },
+        ),
+      })),
+    })),
+    deprecations: Object.fromEntries(
+      Object.entries(c.deprecations ?? {}).map(([op, d]: [string, any]) => [
+        op,
+        { deprecatedAt: new Date(d.deprecated_at), link: d.link, ...opt('sunsetAt', date(d.sunset_at)) },
+      ]),
+    ),
+    logLevel: c.log_level ?? 'info',
+    shutdownGraceMs: c.shutdown_grace_ms ?? 10_000,
+    index: {
+      ...opt('name', c.index?.name as string | undefined),
+      ...opt('documentationUrl', c.index?.documentation_url as string | undefined),
+      ...opt('accessRequestUrl', c.index?.access_request_url as string | undefined),
+      ...opt(
+        'trial',
+        c.index?.trial === undefined
+          ? undefined
+          : { available: c.index.trial.available, durationDays: c.index.trial.duration_days, inviteRequired: c.index.trial.invite_required },
+      ),
+      ...opt('publicSandboxAvailable', c.index?.public_sandbox_available as boolean | undefined),
+    },
+  };
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/**
+ * Reads and validates a YAML configuration file.
+ * @throws ConfigError when the file cannot be read or parsed, or does not validate.
+ */
+export function loadSettings(path: string | undefined, env: NodeJS.ProcessEnv = process.env): ServerSettings {
+  if (path === undefined) return settingsFrom({}, env);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new ConfigError(`cannot read the configuration file ${path}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`the configuration file ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+  return settingsFrom(raw, env);
+}
