@@ -81,6 +81,9 @@ export function decide(rule: RateLimitRule, window: { count: number; endsAt: num
 
 /** A limiter that allows everything (for embedders that limit elsewhere). */
 export class UnlimitedRateLimiter implements RateLimiter {
+  /** @param clock - time source of `resetAt`. */
+  constructor(private readonly clock: Clock = new SystemClock()) {}
+
   consume(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
     const first = rules[0];
     return Promise.resolve({
@@ -88,7 +91,7 @@ export class UnlimitedRateLimiter implements RateLimiter {
       limit: first?.limit ?? 0,
       remaining: first?.limit ?? 0,
       resetSeconds: first?.windowSeconds ?? 0,
-      resetAt: Math.ceil(Date.now() / 1000) + (first?.windowSeconds ?? 0),
+      resetAt: Math.ceil(this.clock.now().getTime() / 1000) + (first?.windowSeconds ?? 0),
       key: first?.key ?? '',
     });
   }

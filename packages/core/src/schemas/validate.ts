@@ -139,12 +139,29 @@ function run<T>(validate: ValidateFunction<T>, body: unknown): Result<T, Validat
   return err(issuesOf(validate.errors, body));
 }
 
+// The schema patterns count code points (unicode regexps), but identifiers are limited
+// in UTF-16 code units (sysname), as parseEntityName limits entity parts: re-check the
+// column names a pattern let through, such as 65 emoji (130 code units).
+function checkColumnNames<T extends InsertRecordBody>(result: Result<T, ValidationIssue[]>): Result<T, ValidationIssue[]> {
+  if (!result.ok) return result;
+  const issues: ValidationIssue[] = [];
+  if ('key_column' in result.value && typeof result.value.key_column === 'string') {
+    const why = checkIdentifierPart(result.value.key_column);
+    if (!why.ok) issues.push({ path: '/key_column', message: why.error });
+  }
+  for (const name of Object.keys(result.value.values)) {
+    const why = checkIdentifierPart(name);
+    if (!why.ok) issues.push({ path: `/values/${escapePointerToken(name)}`, message: `column name ${why.error}` });
+  }
+  return issues.length === 0 ? result : err(issues.slice(0, MAX_ISSUES));
+}
+
 /**
  * Validates the body of a row insert against {@link insertRecordBodySchema}.
  * @returns the typed body, or every failed rule as issues with JSON Pointer paths.
  */
 export function validateInsertRecordBody(body: unknown): Result<InsertRecordBody, ValidationIssue[]> {
-  return run(insertValidator, body);
+  return checkColumnNames(run(insertValidator, body));
 }
 
 /**
@@ -152,7 +169,7 @@ export function validateInsertRecordBody(body: unknown): Result<InsertRecordBody
  * @returns the typed body, or every failed rule as issues with JSON Pointer paths.
  */
 export function validateUpdateRecordBody(body: unknown): Result<UpdateRecordBody, ValidationIssue[]> {
-  return run(updateValidator, body);
+  return checkColumnNames(run(updateValidator, body));
 }
 
 const OPTION_1_ONLY = ['files', 'process_together', 'notification_email', 'background_files'] as const;

@@ -140,7 +140,8 @@ export class Authenticate {
     if (apiKey !== undefined && apiKey !== '' && bearer !== undefined && apiKey !== bearer) {
       return err(domainError('invalid_credential', 'Two different credentials were sent; send exactly one.'));
     }
-    if (bearer !== undefined) return ok({ secret: bearer, viaApiKeyHeader: false });
+    // An access token also copied into X-API-Key is still an access token in X-API-Key.
+    if (bearer !== undefined) return ok({ secret: bearer, viaApiKeyHeader: apiKey !== undefined && apiKey !== '' });
     if (apiKey !== undefined && apiKey !== '') return ok({ secret: apiKey, viaApiKeyHeader: true });
     return err(domainError('missing_credential', 'A credential is required: send X-API-Key or Authorization: Bearer.'));
   }

@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { DEFAULT_RATE_LIMITS, type DomainError, type RateLimitDecision, type Result } from '@svc/core';
+import { anAgent, aPrincipal, aRun } from '@svc/core/testing';
+import { AGENT, aRecordWrite, aWorld, ORDERS, type World } from '../support/world.js';
+import { errorOf, valueOf } from '../support/results.js';
+
+describe('rate limits of the use cases', function () {
+  let w: World;
+  beforeEach(function () {
+    w = aWorld();
+  });
+
+  function start(agentId: string = AGENT.agentId, body: unknown = { message: 'hi' }) {
+    return w.startRun.execute({ principal: aPrincipal(), agentId, body });
+  }
+
+  async function startTimes(n: number, agentId: string = AGENT.agentId): Promise<void> {
+    for (let i = 0; i < n; i++) {
+      const { result } = await start(agentId);
+      expect(result.ok, `start ${i + 1}`).to.equal(true);
+    }
+  }
+
+  describe('per agent, on StartRun (30 / 60 s)', function () {
+    it('refuses the 31st start for one agent within the window with rate_limited', async function () {
+      await startTimes(30);
+      const { result, rateLimit } = await start();
+      const error = errorOf(result);
+      expect(error.code).to.equal('rate_limited');
+      expect(error.detail).to.contain('this agent');
+      expect(rateLimit).to.include({ allowed: false, limit: 30, remaining: 0, key: `agent:${AGENT.agentId}` });
+      expect(rateLimit.resetSeconds).to.be.within(1, 60);
+      expect(rateLimit.retryAfterSeconds).to.be.within(1, 60);
+      expect(w.runs.all()).to.have.length(30);
+    });
+
+    it('reports the agent window, the tighter one, on every allowed start', async function () {
+      const { rateLimit } = await start();
+      expect(rateLimit).to.include({ allowed: true, limit: 30, remaining: 29, key: `agent:${AGENT.agentId}` });
+      expect(rateLimit.resetAt).to.equal(w.clock.now().getTime() / 1000 + 60);
+    });
+
+    it('still lets a second agent of the same credential through', async function () {
+      w.agents.add(anAgent({ agentId: 'agent_other' }));
+      await startTimes(30);
+      expect(errorOf((await start()).result).code).to.equal('rate_limited');
+      const other = await start('agent_other');
+      expect(valueOf(other.result).status).to.equal('queued');
+      expect(other.rateLimit).to.include({ allowed: true, key: 'agent:agent_other', remaining: 29 });
+    });
+
+    it('lets the agent through again once the window has passed', async function () {
+      await startTimes(30);
+      w.clock.advanceSeconds(59);
+      expect(errorOf((await start()).result).code).to.equal('rate_limited');
+      w.clock.advanceSeconds(1);
+      const again = await start();
+      expect(valueOf(again.result).status).to.equal('queued');
+      expect(again.rateLimit).to.include({ remaining: 29 });
+    });
+
+    it('does not charge the credential window for a start the agent limit refused', async function () {
+      await startTimes(30);
+      for (let i = 0; i < 5; i++) expect(errorOf((await start()).result).code).to.equal('rate_limited');
+      const { rateLimit } = await w.getRun.execute({ principal: aPrincipal(), runId: 'no-such-run' });
+      expect(rateLimit.key).to.equal('credential:key_1');
+      expect(rateLimit.remaining).to.equal(DEFAULT_RATE_LIMITS.credential.limit - 31);
+    });
+
+    it('does not charge the agent window for an invalid body or an invisible agent', async function () {
+      for (let i = 0; i < 30; i++) {
+        expect(errorOf((await start(AGENT.agentId, { message: '' })).result).code).to.equal('validation_failed');
+        expect(errorOf((await start('agent_missing')).result).code).to.equal('not_found');
+      }
+      const { result, rateLimit } = await start();
+      expect(valueOf(result).status).to.equal('queued');
+      expect(rateLimit).to.include({ key: `agent:${AGENT.agentId}`, remaining: 29 });
+    });
+  });
+
+  describe('per credential', function () {
+    it('reports a decision of the credential window on every authenticated use case, success or failure', async function () {
+      await w.runs.save(aRun());
+      const decisions: RateLimitDecision[] = [
+        (await w.insertRecord.execute(aRecordWrite({ entity: ORDERS, values: { id: 1 } }))).rateLimit,
+        (await w.insertRecord.execute(aRecordWrite({ entity: 'orders', values: { id: 1 } }))).rateLimit,
+        (await w.updateRecord.execute(aRecordWrite({ entity: ORDERS, key_column: 'id', key_value: 1, values: { qty: 2 } }))).rateLimit,
+        (await w.updateRecord.execute(aRecordWrite({}))).rateLimit,
+        (await w.getRun.execute({ principal: aPrincipal(), runId: aRun().runId })).rateLimit,
+        (await w.getRun.execute({ principal: aPrincipal(), runId: 'no-such-run' })).rateLimit,
+        (await start('agent_missing')).rateLimit,
+        (await start(AGENT.agentId, {})).rateLimit,
+      ];
+      expect(decisions.map((d) => d.remaining)).to.deep.equal([599, 598, 597, 596, 595, 594, 593, 592]);
+      for (const d of decisions) expect(d).to.include({ allowed: true, limit: 600, key: 'credential:key_1', resetSeconds: 60 });
+    });
+
+    it('refuses every use case once the credential window is spent, before doing anything', async function () {
+      w = aWorld({ credential: { limit: 3, windowSeconds: 60 }, agent: { limit: 30, windowSeconds: 60 } });
+      expect((await w.insertRecord.execute(aRecordWrite({ entity: ORDERS, values: { id: 1 } }))).result.ok).to.equal(true);
+      expect((await start()).result.ok).to.equal(true);
+      const third = await w.getRun.execute({ principal: aPrincipal(), runId: 'no-such-run' });
+      expect(third.rateLimit).to.include({ allowed: true, remaining: 0 });
+
+      const refused: { result: Result<unknown, DomainError>; rateLimit: RateLimitDecision }[] = [
+        await w.insertRecord.execute(aRecordWrite({ entity: ORDERS, values: { id: 2 } })),
+        await w.insertRecord.execute(aRecordWrite({ entity: 'not valid', values: {} })),
+        await w.updateRecord.execute(aRecordWrite({ entity: ORDERS, key_column: 'id', key_value: 1, values: { qty: 2 } })),
+        await w.getRun.execute({ principal: aPrincipal(), runId: 'no-such-run' }),
+        await start(),
+      ];
+      for (const { result, rateLimit } of refused) {
+        const error = errorOf(result);
+        expect(error.code).to.equal('rate_limited');
+        expect(error.detail).to.contain('this credential');
+        expect(rateLimit).to.include({ allowed: false, limit: 3, remaining: 0, key: 'credential:key_1' });
+        expect(rateLimit.retryAfterSeconds).to.be.within(1, 60);
+      }
+      expect(w.writer.received).to.have.length(1);
+      expect(w.runs.all()).to.have.length(1);
+    });
+
+    it('keeps one window per credential', async function () {
+      w = aWorld({ credential: { limit: 1, windowSeconds: 60 }, agent: { limit: 30, windowSeconds: 60 } });
+      expect((await w.getRun.execute({ principal: aPrincipal(), runId: 'x' })).rateLimit.allowed).to.equal(true);
+      expect((await w.getRun.execute({ principal: aPrincipal(), runId: 'x' })).rateLimit.allowed).to.equal(false);
+      const other = await w.getRun.execute({ principal: aPrincipal({ credentialId: 'key_2' }), runId: 'x' });
+      expect(other.rateLimit).to.include({ allowed: true, key: 'credential:key_2' });
+    });
+
+    it('opens a new credential window once the old one has passed', async function () {
+      w = aWorld({ credential: { limit: 1, windowSeconds: 10 }, agent: { limit: 30, windowSeconds: 60 } });
+      await w.getRun.execute({ principal: aPrincipal(), runId: 'x' });
+      const refused = await w.getRun.execute({ principal: aPrincipal(), runId: 'x' });
+      expect(refused.rateLimit).to.include({ allowed: false, resetSeconds: 10, retryAfterSeconds: 10 });
+      w.clock.advanceSeconds(10);
+      expect((await w.getRun.execute({ principal: aPrincipal(), runId: 'x' })).rateLimit.allowed).to.equal(true);
+    });
+  });
+});
