@@ -1,2 +1,28 @@
-/** Placeholder entry point; the package is built in its own issue. */
-export const PACKAGE_NAME = "@svc/adapter-queue";
+/**
+ * `@svc/adapter-queue`: the core `RunQueue` and `RunStore` ports, and the worker that
+ * processes runs with the core `RunProcessor`.
+ *
+ * - In memory (embedded default): {@link InMemoryRuns} — core's in-memory queue and a
+ *   store that changes statuses, with {@link InProcessRunWorker}s.
+ * - Durable (BullMQ on Redis): {@link BullMqRuns} — {@link BullMqRunQueue},
+ *   {@link RedisRunStore}, {@link BullMqRunWorker}.
+ * - {@link DemoRunProcessor} (a stand-in agent) and {@link LogNotifier}.
+ * Source: CONTRACT.md "Runs"; ARCHITECTURE.md.
+ */
+export type { RunBackend, RunWorker } from './run-backend.js';
+export { BullMqRuns, type BullMqRunsSettings } from './bullmq-runs.js';
+export { BullMqRunQueue, RUN_JOB_NAME, type BullMqRunQueueOptions, type KeepFinishedJobs, type RunJobData } from './bullmq-run-queue.js';
+export {
+  BullMqRunWorker,
+  INTERRUPTED_REASON,
+  type BullMqRunWorkerOptions,
+  type BullMqRunWorkerSettings,
+  type RunWorkerOptions,
+} from './bullmq-run-worker.js';
+export { RedisRunStore, DEFAULT_FINISHED_RUN_TTL_SECONDS, type RedisRunStoreOptions } from './redis-run-store.js';
+export { createRedisClient, type RedisConnectionOptions } from './redis-client.js';
+export { InMemoryRuns, InProcessRunWorker, type InProcessRunWorkerOptions } from './in-memory-runs.js';
+export { InMemoryRunStatusStore, type RunStatusStore, type RunStatusChange, type TransitionOutcome } from './run-status-store.js';
+export { RunLifecycle, type AttemptOutcome, type RunLifecycleOptions } from './run-lifecycle.js';
+export { DemoRunProcessor, type DemoRunProcessorOptions } from './demo-run-processor.js';
+export { LogNotifier } from './log-notifier.js';

@@ -1,0 +1,147 @@
+import type { Clock, Logger, Notifier, RunProcessor } from '@svc/core';
+import { silentLogger } from '@svc/core';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { RunJobData } from './bullmq-run-queue.js';
+import { quitClient } from './redis-client.js';
+import { RunLifecycle, typeOf } from './run-lifecycle.js';
+import type { RunStatusStore } from './run-status-store.js';
+
+/** Settings of a worker that every implementation shares. */
+export interface RunWorkerOptions {
+  /** Told once when a run reaches a final status (e.g. {@link LogNotifier}); default: nobody. */
+  readonly notifier?: Notifier;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Runs processed at the same time by this worker; default 1. */
+  readonly concurrency?: number;
+}
+
+/** BullMQ settings of {@link BullMqRunWorker}; defaults are BullMQ's. */
+export interface BullMqRunWorkerSettings extends RunWorkerOptions {
+  /** Ms a worker's lock on a job lasts (renewed at half); a killed worker's job is free after it. Default 30000. */
+  readonly lockDurationMs?: number;
+  /**
+   * Ms between checks for jobs whose lock expired (stalled: their worker died). Default
+   * 30000. Give every worker of a queue the same value: a check holds a queue-wide key
+   * for this long, so one worker with a longer interval delays the checks of all.
+   */
+  readonly stalledIntervalMs?: number;
+  /** Times a job may stall and be picked up again before it fails. Default 1. */
+  readonly maxStalledCount?: number;
+}
+
+/** Options of {@link BullMqRunWorker}. */
+export interface BullMqRunWorkerOptions extends BullMqRunWorkerSettings {
+  /**
+   * ioredis client with `maxRetriesPerRequest: null` (BullMQ refuses a worker connection
+   * without it, so that its blocking commands wait out a Redis outage). BullMQ opens one
+   * more connection from it for blocking reads and closes that one itself.
+   */
+  readonly client: Redis;
+  /** When true, {@link BullMqRunWorker.close} quits `client` after the worker. Default false. */
+  readonly ownsClient?: boolean;
+  /** The run records (on `client` or another client). */
+  readonly store: RunStatusStore;
+  readonly processor: RunProcessor;
+  /** BullMQ queue name; default `runs`. Must match the queue's. */
+  readonly queueName?: string;
+  /** BullMQ key prefix; default `svc`. Must match the queue's. */
+  readonly prefix?: string;
+}
+
+/** Reason given to a run that BullMQ failed without our processor: it stalled too often. */
+export const INTERRUPTED_REASON = 'Processing was interrupted too many times.';
+
+/**
+ * Processes runs from the BullMQ queue with the core {@link RunProcessor}: statuses
+ * queued → running → succeeded | failed ({@link RunLifecycle}), the notifier once per
+ * run.
+ *
+ * Retries are BullMQ's: a processor that throws fails the attempt, and BullMQ schedules
+ * the next after the job's exponential backoff until its `attempts` are spent (the run
+ * is `queued` in between, `failed` after the last). A processor that resolves
+ * `{ok: false}` fails the job with BullMQ's `UnrecoverableError` (no more attempts).
+ * A worker killed mid-run leaves its job locked until `lockDurationMs`; then a live
+ * worker's stalled check (every `stalledIntervalMs`) puts it back, and another attempt
+ * runs (the run goes running → running, one more attempt). A job that stalls more than
+ * `maxStalledCount` times is failed by BullMQ without calling the processor; the
+ * `failed` event then fails the run ({@link INTERRUPTED_REASON}) unless it is final.
+ * What the job keeps in Redis on failure is a safe text, never the processor's message.
+ */
+export class BullMqRunWorker {
+  private readonly worker: Worker<RunJobData, string, string>;
+  private readonly lifecycle: RunLifecycle;
+  private readonly logger: Logger;
+  private readonly client: Redis;
+  private readonly ownsClient: boolean;
+  private readonly afterFailures = new Set<Promise<void>>();
+
+  /** Starts processing at once. */
+  constructor(options: BullMqRunWorkerOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.client = options.client;
+    this.ownsClient = options.ownsClient ?? false;
+    this.lifecycle = new RunLifecycle({
+      store: options.store,
+      processor: options.processor,
+      logger: this.logger,
+      ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    });
+    this.worker = new Worker<RunJobData, string, string>(options.queueName ?? 'runs', (job) => this.processJob(job), {
+      connection: options.client,
+      prefix: options.prefix ?? 'svc',
+      concurrency: options.concurrency ?? 1,
+      ...(options.lockDurationMs !== undefined ? { lockDuration: options.lockDurationMs } : {}),
+      ...(options.stalledIntervalMs !== undefined ? { stalledInterval: options.stalledIntervalMs } : {}),
+      ...(options.maxStalledCount !== undefined ? { maxStalledCount: options.maxStalledCount } : {}),
+    });
+    this.worker.on('failed', (job) => {
+      const pending = this.afterFailed(job).catch((error: unknown) => {
+        this.logger.error({ component: 'run-worker', run_id: job?.id ?? null, error_type: typeOf(error) }, 'could not record a failed run');
+      });
+      this.afterFailures.add(pending);
+      void pending.finally(() => this.afterFailures.delete(pending));
+    });
+    this.worker.on('error', (error) => {
+      this.logger.error({ component: 'run-worker', error_type: typeOf(error) }, 'run worker error');
+    });
+  }
+
+  /** Resolves when the worker is connected and taking jobs. */
+  async waitUntilReady(): Promise<void> {
+    await this.worker.waitUntilReady();
+  }
+
+  /**
+   * Stops taking jobs, waits for the runs in progress (unless `force`), then quits the
+   * client when owned. A forced close leaves its jobs to the stalled check of another
+   * worker.
+   */
+  async close(force = false): Promise<void> {
+    await this.worker.close(force);
+    await Promise.all(this.afterFailures);
+    if (this.ownsClient) await quitClient(this.client);
+  }
+
+  private async processJob(job: Job<RunJobData, string, string>): Promise<string> {
+    const runId = typeof job.data.runId === 'string' ? job.data.runId : String(job.id);
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const outcome = await this.lifecycle.attempt(runId, lastAttempt);
+    switch (outcome.kind) {
+      case 'retry':
+        throw new Error(`run attempt failed (${typeOf(outcome.error)})`);
+      case 'failed':
+        throw new UnrecoverableError(outcome.reason);
+      default:
+        return outcome.kind;
+    }
+  }
+
+  private async afterFailed(job: Job<RunJobData, string, string> | undefined): Promise<void> {
+    if (job === undefined || !(await job.isFailed())) return;
+    const runId = typeof job.data.runId === 'string' ? job.data.runId : String(job.id);
+    await this.lifecycle.finish(runId, 'failed', INTERRUPTED_REASON);
+  }
+}

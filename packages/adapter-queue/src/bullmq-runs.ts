@@ -1,0 +1,124 @@
+import type { Logger, RunProcessor } from '@svc/core';
+import { silentLogger } from '@svc/core';
+import { BullMqRunQueue, type KeepFinishedJobs } from './bullmq-run-queue.js';
+import { BullMqRunWorker, type BullMqRunWorkerSettings } from './bullmq-run-worker.js';
+import type { RunBackend } from './run-backend.js';
+import { createRedisClient, quitClient, type RedisConnectionOptions } from './redis-client.js';
+import { RedisRunStore } from './redis-run-store.js';
+
+/** Settings of {@link BullMqRuns}. */
+export interface BullMqRunsSettings {
+  /** A `redis://` URL or ioredis options; never logged (it may hold a password). */
+  readonly redis: string | RedisConnectionOptions;
+  /**
+   * Root of every key: BullMQ's prefix (keys `<prefix>:<queueName>:*`) and run records
+   * at `<prefix>:run-record:<runId>`. Default `svc`.
+   */
+  readonly prefix?: string;
+  /** BullMQ queue name (no `:`); default `runs`. */
+  readonly queueName?: string;
+  /** Processing attempts per run; default 3. */
+  readonly attempts?: number;
+  /** First retry delay in ms, doubled per retry; default 1000. */
+  readonly backoffMs?: number;
+  /** Completed BullMQ jobs kept; default 1000 jobs, 1 day. */
+  readonly keepCompleted?: KeepFinishedJobs;
+  /** Failed BullMQ jobs kept; default 5000 jobs, 7 days. */
+  readonly keepFailed?: KeepFinishedJobs;
+  /** Seconds a finished run's record is kept; default 30 days, 0 forever. */
+  readonly finishedRunTtlSeconds?: number;
+}
+
+/**
+ * Durable runs on BullMQ and Redis for a composition root: the queue and store of the
+ * API process ({@link BullMqRuns.queue}, {@link BullMqRuns.store}) on one ioredis client,
+ * and workers ({@link BullMqRuns.startWorker}), each on a client of its own (BullMQ needs
+ * `maxRetriesPerRequest: null` there; the API side instead fails a request fast when
+ * Redis is away, after one reconnect attempt).
+ *
+ * {@link BullMqRuns.close} closes in dependency order: workers (each waits for its runs
+ * in progress, then quits its client), then the queue, then the shared client.
+ */
+export class BullMqRuns implements RunBackend {
+  private readonly workers: BullMqRunWorker[] = [];
+  private closed = false;
+
+  private constructor(
+    private readonly settings: BullMqRunsSettings,
+    private readonly logger: Logger,
+    private readonly client: ReturnType<typeof createRedisClient>,
+    /** The run queue (core `RunQueue`). */
+    readonly queue: BullMqRunQueue,
+    /** The run store (core `RunStore`), on Redis: readable from every process. */
+    readonly store: RedisRunStore,
+  ) {}
+
+  /**
+   * Connects to Redis and opens the queue and the store.
+   * @throws when Redis does not answer (the client is closed again); the error names no host.
+   */
+  static async connect(settings: BullMqRunsSettings, options: { readonly logger?: Logger } = {}): Promise<BullMqRuns> {
+    const logger = options.logger ?? silentLogger;
+    const client = createRedisClient(settings.redis, { maxRetriesPerRequest: 1 }, logger, 'run-queue');
+    try {
+      await client.ping();
+    } catch (error) {
+      client.disconnect();
+      throw new Error('Redis for the run queue does not answer', { cause: error });
+    }
+    const store = new RedisRunStore({ client, ...storeSettings(settings) });
+    const queue = new BullMqRunQueue({
+      client,
+      store,
+      ...(settings.queueName !== undefined ? { queueName: settings.queueName } : {}),
+      prefix: settings.prefix ?? 'svc',
+      ...(settings.attempts !== undefined ? { attempts: settings.attempts } : {}),
+      ...(settings.backoffMs !== undefined ? { backoffMs: settings.backoffMs } : {}),
+      ...(settings.keepCompleted !== undefined ? { keepCompleted: settings.keepCompleted } : {}),
+      ...(settings.keepFailed !== undefined ? { keepFailed: settings.keepFailed } : {}),
+    });
+    return new BullMqRuns(settings, logger, client, queue, store);
+  }
+
+  /**
+   * Starts a worker that processes runs with `processor` on a client of its own.
+   * @throws Error after {@link BullMqRuns.close}.
+   */
+  async startWorker(processor: RunProcessor, options: BullMqRunWorkerSettings = {}): Promise<BullMqRunWorker> {
+    if (this.closed) throw new Error('BullMqRuns is closed');
+    const logger = options.logger ?? this.logger;
+    const client = createRedisClient(this.settings.redis, { maxRetriesPerRequest: null }, logger, 'run-worker');
+    const worker = new BullMqRunWorker({
+      ...options,
+      logger,
+      client,
+      ownsClient: true,
+      store: new RedisRunStore({ client, ...storeSettings(this.settings) }),
+      processor,
+      ...(this.settings.queueName !== undefined ? { queueName: this.settings.queueName } : {}),
+      prefix: this.settings.prefix ?? 'svc',
+    });
+    this.workers.push(worker);
+    await worker.waitUntilReady();
+    return worker;
+  }
+
+  /**
+   * Closes workers, then the queue, then the client; see the class comment.
+   * @param force - do not wait for runs in progress (their jobs stall and are picked up
+   * again by another worker, see {@link BullMqRunWorker}).
+   */
+  async close(force = false): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.workers.splice(0).map((w) => w.close(force)));
+    await this.queue.close();
+    await quitClient(this.client);
+  }
+}
+
+function storeSettings(settings: BullMqRunsSettings): { keyPrefix: string; finishedRunTtlSeconds?: number } {
+  return {
+    keyPrefix: `${settings.prefix ?? 'svc'}:run-record:`,
+    ...(settings.finishedRunTtlSeconds !== undefined ? { finishedRunTtlSeconds: settings.finishedRunTtlSeconds } : {}),
+  };
+}

@@ -1,0 +1,131 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger, RunProcessor } from '@svc/core';
+import { InMemoryRunQueue, silentLogger } from '@svc/core';
+import type { RunWorkerOptions } from './bullmq-run-worker.js';
+import type { RunBackend } from './run-backend.js';
+import { RunLifecycle, typeOf } from './run-lifecycle.js';
+import { InMemoryRunStatusStore, type RunStatusStore } from './run-status-store.js';
+
+/** Options of {@link InProcessRunWorker}. */
+export interface InProcessRunWorkerOptions extends RunWorkerOptions {
+  /** Processing attempts per run; default 3. */
+  readonly attempts?: number;
+  /** First retry delay in ms, doubled per retry (as BullMQ's exponential backoff); default 1000. */
+  readonly backoffMs?: number;
+}
+
+/**
+ * The embedded default worker: takes run ids from core's {@link InMemoryRunQueue} and
+ * processes them in this process with the same status rules as the BullMQ worker
+ * ({@link RunLifecycle}). There is no BullMQ here to retry, so this class retries: a
+ * processor that throws is tried again after `backoffMs`, doubled per retry, until
+ * `attempts` are spent, in the same slot. Runs live and die with the process (core
+ * `InMemoryRunQueue`); use {@link BullMqRuns} where a run must survive a crash.
+ */
+export class InProcessRunWorker {
+  private readonly lifecycle: RunLifecycle;
+  private readonly logger: Logger;
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+  private readonly concurrency: number;
+  private readonly stopping = new AbortController();
+  private readonly stopped: Promise<void>;
+  private slots: Promise<void>[] = [];
+
+  /**
+   * @param queue - where run ids wait.
+   * @param store - the store the queue records into (it must also change statuses).
+   * @throws RangeError when `attempts` or `concurrency` is not a whole number ≥ 1.
+   */
+  constructor(
+    private readonly queue: InMemoryRunQueue,
+    store: RunStatusStore,
+    processor: RunProcessor,
+    options: InProcessRunWorkerOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.attempts = options.attempts ?? 3;
+    this.backoffMs = options.backoffMs ?? 1000;
+    this.concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(this.attempts) || this.attempts < 1) throw new RangeError('attempts must be a whole number ≥ 1');
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
+    this.lifecycle = new RunLifecycle({
+      store,
+      processor,
+      logger: this.logger,
+      ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
+      ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    });
+    this.stopped = new Promise((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
+  }
+
+  /** Starts `concurrency` slots that take and process runs; a second call does nothing. */
+  start(): this {
+    if (this.slots.length === 0 && !this.stopping.signal.aborted) {
+      this.slots = Array.from({ length: this.concurrency }, () => this.slot());
+    }
+    return this;
+  }
+
+  /**
+   * Stops taking runs and waits for the attempts in progress. A run waiting for its next
+   * attempt stays `queued` and is lost with the process.
+   */
+  async close(): Promise<void> {
+    this.stopping.abort();
+    await Promise.all(this.slots);
+  }
+
+  private async slot(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      const runId = this.queue.take();
+      if (runId === undefined) {
+        await Promise.race([this.queue.whenPending(), this.stopped]);
+        continue;
+      }
+      try {
+        await this.processRun(runId);
+      } catch (error) {
+        // Only the store can throw here; the slot must live on for the next runs.
+        this.logger.error({ component: 'run-worker', run_id: runId, error_type: typeOf(error) }, 'run processing failed');
+      }
+    }
+  }
+
+  private async processRun(runId: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.lifecycle.attempt(runId, attempt >= this.attempts);
+      if (outcome.kind !== 'retry') return;
+      try {
+        await sleep(this.backoffMs * 2 ** (attempt - 1), undefined, { signal: this.stopping.signal });
+      } catch {
+        return; // closing
+      }
+    }
+  }
+}
+
+/**
+ * The in-memory runs of the embedded default: core's {@link InMemoryRunQueue} recording
+ * into an {@link InMemoryRunStatusStore}, and in-process workers. The same shape as
+ * {@link BullMqRuns}, so a composition root picks one by configuration.
+ */
+export class InMemoryRuns implements RunBackend {
+  /** The run store (core `RunStore`), readable at once after `enqueue`. */
+  readonly store = new InMemoryRunStatusStore();
+  /** The run queue (core `RunQueue`). */
+  readonly queue = new InMemoryRunQueue(this.store);
+  private readonly workers: InProcessRunWorker[] = [];
+
+  /** Starts an {@link InProcessRunWorker} on this queue; {@link InMemoryRuns.close} closes it. */
+  startWorker(processor: RunProcessor, options: InProcessRunWorkerOptions = {}): Promise<InProcessRunWorker> {
+    const worker = new InProcessRunWorker(this.queue, this.store, processor, options).start();
+    this.workers.push(worker);
+    return Promise.resolve(worker);
+  }
+
+  /** Closes the workers (waiting for attempts in progress). */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.splice(0).map((w) => w.close()));
+  }
+}

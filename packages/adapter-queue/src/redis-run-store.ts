@@ -1,0 +1,148 @@
+import type { Run, RunStatus } from '@svc/core';
+import { canTransition, FINAL_RUN_STATUSES, RUN_STATUSES } from '@svc/core';
+import type { Redis } from 'ioredis';
+import { LuaScript } from './lua-script.js';
+import { hashArgs, hashFromPairs, runFromHash } from './run-record.js';
+import type { RunStatusChange, RunStatusStore, TransitionOutcome } from './run-status-store.js';
+
+/**
+ * Creates the hash unless the key exists. ARGV: HSET field/value pairs.
+ * Returns nil when created, else the status found.
+ */
+const CREATE_SCRIPT = new LuaScript(`
+local status = redis.call('HGET', KEYS[1], 'status')
+if status then return status end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'corrupt' end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return false
+`);
+
+/**
+ * Compare-and-set of the status. ARGV: the statuses allowed to move (space separated),
+ * the new status, updatedAt, attempts increment, failure reason ('' clears it),
+ * seconds to keep the record (0: keep). Returns {applied (0|1), HGETALL after}.
+ */
+const TRANSITION_SCRIPT = new LuaScript(`
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {0, {}} end
+local allowed = 0
+for s in string.gmatch(ARGV[1], '%S+') do
+  if s == status then allowed = 1 end
+end
+if allowed == 1 then
+  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
+  redis.call('HINCRBY', KEYS[1], 'attempts', ARGV[4])
+  if ARGV[5] == '' then
+    redis.call('HDEL', KEYS[1], 'failureReason')
+  else
+    redis.call('HSET', KEYS[1], 'failureReason', ARGV[5])
+  end
+  if tonumber(ARGV[6]) > 0 then
+    redis.call('EXPIRE', KEYS[1], ARGV[6])
+  else
+    redis.call('PERSIST', KEYS[1])
+  end
+end
+return {allowed, redis.call('HGETALL', KEYS[1])}
+`);
+
+/** The statuses a run may leave for `to`, per core `canTransition`. */
+const ALLOWED_FROM: Readonly<Record<RunStatus, string>> = Object.fromEntries(
+  RUN_STATUSES.map((to) => [to, RUN_STATUSES.filter((from) => canTransition(from, to)).join(' ')]),
+) as Record<RunStatus, string>;
+
+/** Options of {@link RedisRunStore}. */
+export interface RedisRunStoreOptions {
+  /** The ioredis client (shared with the BullMQ queue or worker of the same process). */
+  readonly client: Redis;
+  /** Prefix of the record keys: `<keyPrefix><runId>`; default `svc:run-record:`. */
+  readonly keyPrefix?: string;
+  /**
+   * Seconds a run record is kept once its status is final (succeeded, failed,
+   * cancelled), so that `GET {status_url}` still answers for that long; default 30 days,
+   * 0 keeps it forever. A run that is not final never expires (CONTRACT.md "Runs": a run
+   * answered 202 is never lost).
+   */
+  readonly finishedRunTtlSeconds?: number;
+}
+
+/** Default of {@link RedisRunStoreOptions.finishedRunTtlSeconds}: 30 days. */
+export const DEFAULT_FINISHED_RUN_TTL_SECONDS = 30 * 24 * 3600;
+
+/**
+ * The core {@link RunStore} (and {@link RunStatusStore}) in Redis, readable from every
+ * process: one hash per run at `<keyPrefix><runId>` with the status, times, attempts,
+ * failure reason and the request (layout: `run-record.ts`). It is the run's only
+ * record: BullMQ's job carries just the run id, and trims its finished jobs, while the
+ * record stays until `finishedRunTtlSeconds` after the run ended.
+ *
+ * Round trips: `get` one (`HGETALL`), `save` one (`MULTI` of `DEL`, `HSET`, `EXPIRE`),
+ * `create` and `transition` one each (a Lua script, atomic). Nothing here closes the
+ * client: its owner does (see `BullMqRuns`).
+ * Source: CONTRACT.md "Runs"; core `ports/run-store.ts`.
+ */
+export class RedisRunStore implements RunStatusStore {
+  private readonly client: Redis;
+  private readonly keyPrefix: string;
+  private readonly finishedTtl: number;
+
+  /** @param options - client, key prefix and retention of finished runs. */
+  constructor(options: RedisRunStoreOptions) {
+    this.client = options.client;
+    this.keyPrefix = options.keyPrefix ?? 'svc:run-record:';
+    this.finishedTtl = options.finishedRunTtlSeconds ?? DEFAULT_FINISHED_RUN_TTL_SECONDS;
+  }
+
+  /** The Redis key of a run's record. */
+  keyOf(runId: string): string {
+    return this.keyPrefix + runId;
+  }
+
+  /**
+   * @returns the run, or `undefined` when there is none with that id.
+   * @throws when Redis is unreachable, or the key holds no valid run record.
+   */
+  async get(runId: string): Promise<Run | undefined> {
+    return runFromHash(runId, await this.client.hgetall(this.keyOf(runId)));
+  }
+
+  /** Stores `run`, replacing any earlier version (upsert). @throws when Redis is unreachable. */
+  async save(run: Run): Promise<void> {
+    const key = this.keyOf(run.runId);
+    const multi = this.client.multi().del(key).hset(key, ...hashArgs(run));
+    if (FINAL_RUN_STATUSES.has(run.status) && this.finishedTtl > 0) multi.expire(key, this.finishedTtl);
+    const replies = await multi.exec();
+    const failed = replies?.find(([error]) => error !== null);
+    if (replies === null || failed !== undefined) throw failed?.[0] ?? new Error(`saving run ${run.runId} was aborted`);
+  }
+
+  /**
+   * Records `run` unless a record with its id exists.
+   * @returns `undefined` when it was created, else the status of the existing record.
+   * @throws when Redis is unreachable, or the key holds something else than a run record.
+   */
+  async create(run: Run): Promise<RunStatus | undefined> {
+    const found = await CREATE_SCRIPT.run(this.client, [this.keyOf(run.runId)], hashArgs(run));
+    if (found === null) return undefined;
+    if (typeof found !== 'string' || !(RUN_STATUSES as readonly string[]).includes(found)) {
+      throw new Error(`run record ${run.runId} exists but is not a valid run record`);
+    }
+    return found as RunStatus;
+  }
+
+  /** See {@link RunStatusStore.transition}. @throws when Redis is unreachable. */
+  async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
+    const ttl = FINAL_RUN_STATUSES.has(change.to) ? this.finishedTtl : 0;
+    const reply = await TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId)], [
+      ALLOWED_FROM[change.to],
+      change.to,
+      change.at.toISOString(),
+      change.countAttempt === true ? 1 : 0,
+      change.failureReason ?? '',
+      ttl,
+    ]);
+    if (!Array.isArray(reply) || !Array.isArray(reply[1])) throw new TypeError('unexpected reply from the run transition script');
+    const run = runFromHash(runId, hashFromPairs(reply[1] as unknown[]));
+    return reply[0] === 1 && run !== undefined ? { applied: true, run } : { applied: false, run };
+  }
+}

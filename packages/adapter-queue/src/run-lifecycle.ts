@@ -1,0 +1,120 @@
+import type { Clock, Logger, Notifier, Run, RunProcessor, RunStatus } from '@svc/core';
+import { silentLogger, SystemClock } from '@svc/core';
+import type { RunStatusStore } from './run-status-store.js';
+
+/** What one processing attempt of a run came to. */
+export type AttemptOutcome =
+  /** Nothing ran: no such run, or its status does not allow a start (final already). */
+  | { readonly kind: 'skipped'; readonly status: RunStatus | undefined }
+  /** The processor succeeded; the run is `succeeded` (unless another writer finished it first). */
+  | { readonly kind: 'succeeded' }
+  /** The run failed for good, with a safe reason; no more attempts. */
+  | { readonly kind: 'failed'; readonly reason: string }
+  /** The processor threw and attempts remain: the run is `queued` again; `error` is what it threw. */
+  | { readonly kind: 'retry'; readonly error: unknown };
+
+/** Collaborators of {@link RunLifecycle}. */
+export interface RunLifecycleOptions {
+  readonly store: RunStatusStore;
+  readonly processor: RunProcessor;
+  /** Told once when a run reaches a final status; default: nobody. */
+  readonly notifier?: Notifier;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+}
+
+/**
+ * The status rules of processing a run, shared by the in-process and the BullMQ worker
+ * so that both move runs the same way (core `domain/run.ts`):
+ * queued → running (one more attempt) → succeeded | failed, or back to queued when the
+ * processor throws and attempts remain (the caller waits the backoff). A processor that
+ * resolves `{ok: false}` fails the run at once: it is an answer, not an accident, so it is
+ * not retried. Every change is a compare-and-set on the status
+ * ({@link RunStatusStore.transition}), so the notifier is called exactly once, by
+ * whichever change made the run final.
+ */
+export class RunLifecycle {
+  private readonly store: RunStatusStore;
+  private readonly processor: RunProcessor;
+  private readonly notifier: Notifier | undefined;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+
+  /** @param options - store, processor, and optional notifier, logger and clock. */
+  constructor(options: RunLifecycleOptions) {
+    this.store = options.store;
+    this.processor = options.processor;
+    this.notifier = options.notifier;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? new SystemClock();
+  }
+
+  /**
+   * Runs one processing attempt of `runId`.
+   * @param lastAttempt - true when a throw must fail the run instead of queueing it again.
+   * @throws when the store is unreachable (the caller's queue retries the attempt later).
+   */
+  async attempt(runId: string, lastAttempt: boolean): Promise<AttemptOutcome> {
+    const started = await this.store.transition(runId, { to: 'running', at: this.clock.now(), countAttempt: true });
+    if (!started.applied) {
+      this.logger.warn({ run_id: runId, status: started.run?.status ?? null }, 'run not started: missing or already final');
+      return { kind: 'skipped', status: started.run?.status };
+    }
+    const run = started.run;
+    let result: Awaited<ReturnType<RunProcessor['process']>>;
+    try {
+      result = await this.processor.process(run);
+    } catch (error) {
+      this.logger.warn({ run_id: runId, attempt: run.attempts, error_type: typeOf(error), last_attempt: lastAttempt }, 'run attempt failed');
+      if (lastAttempt) {
+        // The thrown text may carry internals; the run (and so the API) gets a safe reason.
+        const reason = `Processing failed after ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}.`;
+        await this.finish(runId, 'failed', reason);
+        return { kind: 'failed', reason };
+      }
+      await this.store.transition(runId, { to: 'queued', at: this.clock.now() });
+      return { kind: 'retry', error };
+    }
+    if (result.ok) {
+      await this.finish(runId, 'succeeded');
+      return { kind: 'succeeded' };
+    }
+    await this.finish(runId, 'failed', result.reason);
+    return { kind: 'failed', reason: result.reason };
+  }
+
+  /**
+   * Moves the run to a final status when it is not final yet, and then notifies.
+   * @returns true when this call made the run final.
+   * @throws when the store is unreachable; never for a failing notifier (core `Notifier`:
+   * its failures never change the run).
+   */
+  async finish(runId: string, to: 'succeeded' | 'failed', failureReason?: string): Promise<boolean> {
+    const outcome = await this.store.transition(runId, { to, at: this.clock.now(), ...(failureReason !== undefined ? { failureReason } : {}) });
+    if (!outcome.applied) return false;
+    this.logger.info({ run_id: runId, status: to, attempts: outcome.run.attempts }, 'run finished');
+    await this.notify(outcome.run);
+    return true;
+  }
+
+  private async notify(run: Run): Promise<void> {
+    if (this.notifier === undefined) return;
+    try {
+      await this.notifier.runFinished(run);
+    } catch (error) {
+      this.logger.warn({ run_id: run.runId, error_type: typeOf(error) }, 'run notification failed');
+    }
+  }
+}
+
+/**
+ * An error's code or class name for a log line: never its message, which may carry a
+ * host name or data (core `Logger` contract).
+ */
+export function typeOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? `${error.name}:${code}` : error.name;
+  }
+  return typeof error;
+}

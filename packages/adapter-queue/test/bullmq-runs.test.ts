@@ -1,0 +1,216 @@
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import type { Run, RunProcessingResult, RunProcessor } from '@svc/core';
+import { aRun, runQueueContract } from '@svc/core/testing';
+import { BullMqRuns, DemoRunProcessor, INTERRUPTED_REASON, type BullMqRunsSettings } from '@svc/adapter-queue';
+import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix, waitFor } from './support/redis.js';
+import { followStatuses, GatedProcessor, RecordingNotifier, startFixture, type Child } from './support/runs.js';
+
+describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
+  const runPrefix = uniquePrefix('q');
+  let client: Redis;
+  const opened: BullMqRuns[] = [];
+  const children: Child[] = [];
+  let n = 0;
+
+  /** Runs on a prefix of their own, closed and deleted after the test. */
+  async function openRuns(settings: Partial<BullMqRunsSettings> = {}, prefix = `${runPrefix}${n++}`): Promise<BullMqRuns> {
+    const runs = await BullMqRuns.connect({ redis: REDIS_URL, prefix, attempts: 3, backoffMs: 20, ...settings });
+    opened.push(runs);
+    return runs;
+  }
+
+  before(async function () {
+    client = await redisOrSkip(this);
+  });
+
+  afterEach(async function () {
+    await Promise.all(children.splice(0).map((c) => c.kill()));
+    await Promise.all(opened.splice(0).map((r) => r.close(true)));
+  });
+
+  after(async function () {
+    if (client === undefined) return;
+    await deleteKeys(client, runPrefix);
+    await client.quit();
+  });
+
+  runQueueContract('BullMqRuns', async () => {
+    const prefix = `${runPrefix}contract-${n++}`;
+    const runs = await BullMqRuns.connect({ redis: REDIS_URL, prefix });
+    return {
+      queue: runs.queue,
+      store: runs.store,
+      scheduledCount: (runId) => runs.queue.scheduledCount(runId),
+      close: async () => {
+        await runs.close();
+        await deleteKeys(client, prefix);
+      },
+    };
+  });
+
+  it('keeps the run record (with its request) in Redis, and trims finished jobs without losing it', async function () {
+    const runs = await openRuns({ keepCompleted: { count: 0, ageSeconds: 0 } });
+    const run = aRun({ runId: 'rec-1', request: { kind: 'message', message: 'hello' } });
+    await runs.queue.enqueue(run);
+    expect(await client.hget(runs.store.keyOf(run.runId), 'status')).to.equal('queued');
+    await runs.startWorker(new DemoRunProcessor({ delayMs: 1 }));
+    await waitFor(async () => (await runs.store.get(run.runId))?.status === 'succeeded', 'the run never succeeded');
+    await waitFor(async () => (await runs.queue.scheduledCount(run.runId)) === 0, 'the completed job was not trimmed');
+    // BullMQ would take the id again once its job is gone; the record says the run is done.
+    await runs.queue.enqueue(run);
+    expect(await runs.queue.scheduledCount(run.runId)).to.equal(0);
+    expect(await runs.store.get(run.runId)).to.deep.include({ status: 'succeeded', attempts: 1, request: run.request });
+    const ttl = await client.ttl(runs.store.keyOf(run.runId));
+    expect(ttl, 'a finished record expires after 30 days').to.be.within(30 * 24 * 3600 - 5, 30 * 24 * 3600);
+  });
+
+  it('follows a run through RunStore.get: queued → running → succeeded, notified once', async function () {
+    const runs = await openRuns();
+    const processor = new GatedProcessor({ ok: true });
+    const notifier = new RecordingNotifier();
+    const run = aRun({ runId: 'follow-1' });
+    await runs.queue.enqueue(run);
+    const first = (await runs.store.get(run.runId))?.status; // before any worker can take it
+    await runs.startWorker(processor, { notifier });
+    // The gate holds the run `running` until it has been seen.
+    const later = await followStatuses(runs.store, run.runId, (s) => {
+      if (s === 'running') processor.release();
+    });
+    const statuses = [first, ...later].filter((s, i, all) => i === 0 || all[i - 1] !== s);
+    expect(statuses).to.deep.equal(['queued', 'running', 'succeeded']);
+    expect(await runs.store.get(run.runId)).to.include({ status: 'succeeded', attempts: 1 });
+    await waitFor(() => notifier.finished.length > 0, 'no notification');
+    expect(notifier.count(run.runId)).to.equal(1);
+    expect(await runs.queue.queue.getJobState(run.runId)).to.equal('completed');
+  });
+
+  it('retries a throwing processor with BullMQ backoff, then fails the run with the reason after the last attempt', async function () {
+    const runs = await openRuns({ attempts: 2, backoffMs: 50 });
+    const processor = new CountingThrowingProcessor();
+    const notifier = new RecordingNotifier();
+    await runs.startWorker(processor, { notifier });
+    await runs.queue.enqueue(aRun({ runId: 'throw-1' }));
+    await waitFor(async () => (await runs.store.get('throw-1'))?.status === 'failed', 'the run never failed');
+    expect(await runs.store.get('throw-1')).to.include({ attempts: 2, failureReason: 'Processing failed after 2 attempts.' });
+    expect(processor.startedAt).to.have.length(2);
+    expect((processor.startedAt[1] ?? 0) - (processor.startedAt[0] ?? 0), 'backoff of 50 ms').to.be.at.least(45);
+    await waitFor(async () => (await runs.queue.queue.getJobState('throw-1')) === 'failed', 'the job is not failed');
+    const job = await runs.queue.queue.getJob('throw-1');
+    expect(job?.failedReason).to.equal('Processing failed after 2 attempts.');
+    expect(JSON.stringify(job?.stacktrace ?? [])).to.not.include('10.0.0.7');
+    expect(notifier.count('throw-1')).to.equal(1);
+  });
+
+  it('fails a run at once, without retries, when the processor answers ok: false', async function () {
+    const runs = await openRuns({ attempts: 3 });
+    const notifier = new RecordingNotifier();
+    await runs.startWorker(new DemoRunProcessor({ delayMs: 1 }), { notifier });
+    await runs.queue.enqueue(aRun({ runId: 'no-1', request: { kind: 'message', message: 'please [fail]' } }));
+    await waitFor(async () => (await runs.store.get('no-1'))?.status === 'failed', 'the run never failed');
+    expect(await runs.store.get('no-1')).to.include({ attempts: 1, failureReason: 'The demo agent was asked to fail.' });
+    await waitFor(async () => (await runs.queue.queue.getJobState('no-1')) === 'failed', 'the job is not failed');
+    expect(notifier.count('no-1')).to.equal(1);
+  });
+
+  it('lets exactly one of two racing final status changes apply (so the notifier runs once)', async function () {
+    const runs = await openRuns();
+    await runs.queue.enqueue(aRun({ runId: 'race-1' }));
+    await runs.store.transition('race-1', { to: 'running', at: new Date(), countAttempt: true });
+    const at = new Date();
+    const outcomes = await Promise.all([
+      runs.store.transition('race-1', { to: 'succeeded', at }),
+      runs.store.transition('race-1', { to: 'failed', at, failureReason: 'late' }),
+    ]);
+    expect(outcomes.filter((o) => o.applied)).to.have.length(1);
+    const final = await runs.store.get('race-1');
+    expect(final?.status).to.equal(outcomes[0]?.applied === true ? 'succeeded' : 'failed');
+    expect(final?.attempts).to.equal(1);
+    expect((await runs.store.transition('no-such-run', { to: 'running', at })).applied).to.equal(false);
+  });
+
+  it('refuses to connect when Redis does not answer, naming no host', async function () {
+    const error = await BullMqRuns.connect({ redis: { host: '127.0.0.1', port: 1, retryStrategy: () => null } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(Error);
+    expect((error as Error).message).to.equal('Redis for the run queue does not answer');
+  });
+
+  it('completes a run whose enqueuing process was killed (SIGKILL) before any worker ran', async function () {
+    const prefix = `${runPrefix}${n++}`;
+    const child = startFixture('enqueue-then-hang', { REDIS_URL, PREFIX: prefix, RUN_ID: 'orphan-1' });
+    children.push(child);
+    await waitFor(() => child.lines.includes('enqueued'), 'the child never enqueued', 15_000);
+    await child.kill();
+    const runs = await openRuns({}, prefix);
+    expect(await runs.store.get('orphan-1'), 'readable from another process').to.include({ status: 'queued', attempts: 0 });
+    const notifier = new RecordingNotifier();
+    await runs.startWorker(new DemoRunProcessor({ delayMs: 1 }), { notifier });
+    await waitFor(async () => (await runs.store.get('orphan-1'))?.status === 'succeeded', 'the orphaned run never succeeded');
+    expect((await runs.store.get('orphan-1'))?.request).to.deep.equal({ kind: 'message', message: 'enqueued by a process that dies' });
+    expect(notifier.count('orphan-1')).to.equal(1);
+  });
+
+  it('picks up the run of a worker killed (SIGKILL) mid-run; it succeeds exactly once', async function () {
+    const prefix = `${runPrefix}${n++}`;
+    const runs = await openRuns({}, prefix);
+    await runs.queue.enqueue(aRun({ runId: 'stall-1' }));
+    const child = startFixture('worker-hang', { REDIS_URL, PREFIX: prefix, LOCK_MS: '1000', STALLED_MS: '300' });
+    children.push(child);
+    await waitFor(async () => (await client.get(`${prefix}:started:stall-1`)) === '1', 'the child worker never started the run', 15_000);
+    expect(await runs.store.get('stall-1')).to.include({ status: 'running', attempts: 1 });
+    await child.kill();
+
+    const processor = new RedisCountingProcessor(client, prefix);
+    const notifier = new RecordingNotifier();
+    await runs.startWorker(processor, { notifier, lockDurationMs: 1000, stalledIntervalMs: 300 });
+    await waitFor(async () => (await runs.store.get('stall-1'))?.status === 'succeeded', 'the stalled run was never picked up', 15_000);
+    expect(await runs.store.get('stall-1')).to.include({ status: 'succeeded', attempts: 2 });
+    expect(await client.get(`${prefix}:started:stall-1`), 'started by the killed worker, then by the live one').to.equal('2');
+    expect(await client.get(`${prefix}:completed:stall-1`), 'completed exactly once').to.equal('1');
+    expect(notifier.count('stall-1')).to.equal(1);
+  });
+
+  it('fails a run that stalls more often than maxStalledCount, with a reason, notified once', async function () {
+    const prefix = `${runPrefix}${n++}`;
+    const runs = await openRuns({}, prefix);
+    await runs.queue.enqueue(aRun({ runId: 'stall-2' }));
+    const child = startFixture('worker-hang', { REDIS_URL, PREFIX: prefix, LOCK_MS: '1000', STALLED_MS: '300' });
+    children.push(child);
+    await waitFor(async () => (await client.get(`${prefix}:started:stall-2`)) === '1', 'the child worker never started the run', 15_000);
+    await child.kill();
+
+    const processor = new RedisCountingProcessor(client, prefix);
+    const notifier = new RecordingNotifier();
+    await runs.startWorker(processor, { notifier, lockDurationMs: 1000, stalledIntervalMs: 300, maxStalledCount: 0 });
+    await waitFor(async () => (await runs.store.get('stall-2'))?.status === 'failed', 'the stalled run never failed', 15_000);
+    expect(await runs.store.get('stall-2')).to.include({ failureReason: INTERRUPTED_REASON });
+    expect(await client.get(`${prefix}:started:stall-2`), 'not processed again').to.equal('1');
+    await waitFor(() => notifier.finished.length > 0, 'no notification');
+    expect(notifier.count('stall-2')).to.equal(1);
+  });
+});
+
+/** Throws on every attempt (with an address in the message) and remembers when each started. */
+class CountingThrowingProcessor implements RunProcessor {
+  readonly startedAt: number[] = [];
+  process(): Promise<RunProcessingResult> {
+    this.startedAt.push(Date.now());
+    return Promise.reject(new Error('agent runtime down at 10.0.0.7'));
+  }
+}
+
+/** Counts starts and completions per run in Redis, so "exactly once" spans processes. */
+class RedisCountingProcessor implements RunProcessor {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+  async process(run: Run): Promise<RunProcessingResult> {
+    await this.redis.incr(`${this.prefix}:started:${run.runId}`);
+    await this.redis.incr(`${this.prefix}:completed:${run.runId}`);
+    return { ok: true };
+  }
+}

@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import type { Logger, RateLimitDecision, RateLimiter, RateLimitRule } from '@svc/core';
+import { decide, silentLogger } from '@svc/core';
+import { Redis, type RedisOptions } from 'ioredis';
+import { FlexibleMemoryRateLimiter } from './flexible-memory-rate-limiter.js';
+import { checkRules, reportedDecision } from './rules.js';
+
+/**
+ * The check-all-then-charge-all script. KEYS: one counter per rule. ARGV: `limit_i`,
+ * `windowMs_i` for each rule i. A window is a counter key that expires `windowMs` after
+ * the request that opened it (fixed window from the first request, like
+ * rate-limiter-flexible's). A key without expiry (PTTL -1) or missing (-2) is a closed
+ * window. Returns `{allowed, count_1, ttlMs_1, count_2, ttlMs_2, ...}`: the counts after
+ * the charge when allowed (1), the counts as found when refused (0, nothing written).
+ */
+const CONSUME_SCRIPT = `
+local n = #KEYS
+local counts, ttls = {}, {}
+local allowed = 1
+for i = 1, n do
+  local ttl = redis.call('PTTL', KEYS[i])
+  local count = 0
+  if ttl > 0 then
+    count = tonumber(redis.call('GET', KEYS[i])) or 0
+  else
+    ttl = 0
+  end
+  counts[i] = count
+  ttls[i] = ttl
+  if count >= tonumber(ARGV[2 * i - 1]) then allowed = 0 end
+end
+if allowed == 1 then
+  for i = 1, n do
+    if ttls[i] > 0 then
+      counts[i] = redis.call('INCR', KEYS[i])
+    else
+      local window = tonumber(ARGV[2 * i])
+      redis.call('SET', KEYS[i], 1, 'PX', window)
+      counts[i] = 1
+      ttls[i] = window
+    end
+  end
+end
+local out = {allowed}
+for i = 1, n do
+  out[2 * i] = counts[i]
+  out[2 * i + 1] = ttls[i]
+end
+return out
+`;
+
+const CONSUME_SHA = createHash('sha1').update(CONSUME_SCRIPT).digest('hex');
+
+/**
+ * ioredis connection options (host, port, db, username, password, tls, ...). ioredis's
+ * `replyMapping` is left out: its declared type does not accept `undefined` under
+ * `exactOptionalPropertyTypes`, and the limiter needs the default (legacy) replies.
+ */
+export type RedisConnectionOptions = Omit<RedisOptions, 'replyMapping'>;
+
+/** Options of {@link RedisRateLimiter}. */
+export interface RedisRateLimiterOptions {
+  /**
+   * The ioredis client. Give it `enableOfflineQueue: false` (as
+   * {@link RedisRateLimiter.connect} does) so that a command fails at once while Redis is
+   * away and the request goes to the insurance instead of waiting for a reconnect.
+   */
+  readonly client: Redis;
+  /** When true, {@link RedisRateLimiter.close} quits the client. Default false (the caller owns it). */
+  readonly ownsClient?: boolean;
+  /**
+   * Prefix of every counter key, e.g. `svc:rl:` (the default) gives `svc:rl:agent:<id>`.
+   * On a Redis Cluster, put a hash tag in it (`{svc-rl}:`): one request's keys must share
+   * a slot for the script.
+   */
+  readonly keyPrefix?: string;
+  /**
+   * How many API instances share these limits (default 1). While Redis is unreachable,
+   * each instance allows `ceil(limit / instanceCount)` (at least 1) per window from its
+   * own memory, so that together they stay near the shared limit.
+   */
+  readonly instanceCount?: number;
+  /** Where the outage warning (once per outage) and the recovery notice go. */
+  readonly logger?: Logger;
+}
+
+/** Options of {@link RedisRateLimiter.connect}: those of the limiter, less the client. */
+export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOptions, 'client' | 'ownsClient'> {
+  /**
+   * Milliseconds after which a Redis command counts as failed and the request goes to the
+   * insurance (ioredis `commandTimeout`); default 1000.
+   */
+  readonly commandTimeoutMs?: number;
+  /**
+   * Milliseconds to wait for the first connection (default 2000). When Redis is not
+   * ready by then, the limiter still starts: it runs on the insurance (with the outage
+   * warning) while ioredis keeps reconnecting.
+   */
+  readonly readyTimeoutMs?: number;
+}
+
+/**
+ * Fixed-window {@link RateLimiter} shared by every instance through Redis (CONTRACT.md
+ * "Rate limits": with Redis configured, limits hold across every instance).
+ *
+ * How all-or-none works, and why: one Lua script reads the window of every rule of the
+ * request and, only when none is full, charges all of them; a refused request writes
+ * nothing. Redis runs a script atomically, so counts are exact under any concurrency
+ * (100 concurrent requests on a limit of 30: exactly 30 allowed; with [credential,
+ * agent] rules the credential is charged exactly 30 times too), and no other request ever
+ * sees a point that is later given back. The alternatives were rejected:
+ * rate-limiter-flexible's `RateLimiterUnion` charges every limiter before it knows
+ * whether one refuses (rate-limiter-flexible issue #280); consuming per rule with
+ * `RateLimiterRedis` and then `reward`-ing the charged ones when a later rule refuses is
+ * exact only in the end (a concurrent request can be refused by a point that is about to
+ * be given back), loses the give-back when the process dies in between, and costs a
+ * second round trip.
+ *
+ * Redis round trips per request: one (`EVALSHA`); two only when Redis does not know the
+ * script yet (after a restart or `SCRIPT FLUSH`: `NOSCRIPT`, then `EVAL`, which caches it).
+ *
+ * When Redis fails (a command error or timeout, or the client is not connected), the
+ * request is decided by an in-memory insurance ({@link FlexibleMemoryRateLimiter}, on
+ * rate-limiter-flexible) whose limits are divided by `instanceCount`. The logger gets
+ * one warning when an outage starts and one notice when Redis answers again, never one
+ * per request; neither names the host or carries the error text (core `Logger`
+ * contract), only the error code. Windows counted by the insurance are not copied to
+ * Redis.
+ * Source: api-spec.md "Limits", "Errors" (429 headers); CONTRACT.md "Rate limits".
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly client: Redis;
+  private readonly ownsClient: boolean;
+  private readonly keyPrefix: string;
+  private readonly instanceCount: number;
+  private readonly logger: Logger;
+  private readonly insurance: FlexibleMemoryRateLimiter;
+  private degraded = false;
+
+  /** @throws RangeError when `instanceCount` is not a whole number ≥ 1. */
+  constructor(options: RedisRateLimiterOptions) {
+    this.client = options.client;
+    this.ownsClient = options.ownsClient ?? false;
+    this.keyPrefix = options.keyPrefix ?? 'svc:rl:';
+    this.instanceCount = options.instanceCount ?? 1;
+    this.logger = options.logger ?? silentLogger;
+    this.insurance = new FlexibleMemoryRateLimiter({ limitDivisor: this.instanceCount, keyPrefix: `${this.keyPrefix}insurance` });
+  }
+
+  /**
+   * Creates a limiter with its own ioredis client (closed by {@link RedisRateLimiter.close}):
+   * no offline queue, one retry per command, a command timeout; waits for the first
+   * connection up to `readyTimeoutMs` and never rejects for an unreachable Redis.
+   *
+   * @param redis - a `redis://` URL or ioredis options; never logged (it may hold a password).
+   */
+  static async connect(redis: string | RedisConnectionOptions, options: RedisRateLimiterConnectOptions = {}): Promise<RedisRateLimiter> {
+    const clientOptions: RedisConnectionOptions = {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: options.commandTimeoutMs ?? 1000,
+    };
+    const client = typeof redis === 'string' ? new Redis(redis, clientOptions) : new Redis({ ...redis, ...clientOptions });
+    // ioredis emits 'error' on every failed reconnect; the limiter reports outages itself
+    // (once), so the events only need a listener to not crash the process.
+    client.on('error', () => undefined);
+    const { commandTimeoutMs: _c, readyTimeoutMs, ...limiterOptions } = options;
+    const limiter = new RedisRateLimiter({ ...limiterOptions, client, ownsClient: true });
+    if (client.status !== 'ready') {
+      const timeout = AbortSignal.timeout(readyTimeoutMs ?? 2000);
+      await once(client, 'ready', { signal: timeout }).catch(() => undefined);
+    }
+    return limiter;
+  }
+
+  /**
+   * Charges one point to every rule, all or none; see the class comment.
+   * @throws RangeError when `rules` break the port's preconditions (empty, duplicate keys).
+   */
+  async consume(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
+    checkRules(rules);
+    if (this.client.status !== 'ready') {
+      this.enterOutage(`client_${this.client.status}`);
+    } else {
+      try {
+        const decision = await this.consumeInRedis(rules);
+        this.leaveOutage();
+        return decision;
+      } catch (error) {
+        this.enterOutage(codeOf(error));
+      }
+    }
+    return this.insurance.consume(rules);
+  }
+
+  /** Quits the client when this limiter owns it; the insurance holds no resources. */
+  async close(): Promise<void> {
+    if (!this.ownsClient || this.client.status === 'end') return;
+    try {
+      await this.client.quit();
+    } catch {
+      // Quit fails when the connection is already gone; dropping it is all that is left.
+      this.client.disconnect();
+    }
+  }
+
+  private async consumeInRedis(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
+    const keys = rules.map((r) => this.keyPrefix + r.key);
+    const args = rules.flatMap((r) => [r.limit, Math.max(1, Math.round(r.windowSeconds * 1000))]);
+    let reply: unknown;
+    try {
+      reply = await this.client.evalsha(CONSUME_SHA, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      reply = await this.client.eval(CONSUME_SCRIPT, keys.length, ...keys, ...args);
+    }
+    const now = Date.now();
+    const values = parseReply(reply, rules.length);
+    const allowed = values[0] === 1;
+    const decisions = rules.map((rule, i) => {
+      const count = values[2 * i + 1] ?? 0;
+      const ttlMs = values[2 * i + 2] ?? 0;
+      const endsAt = now + (ttlMs > 0 ? ttlMs : rule.windowSeconds * 1000);
+      return { rule, count, decision: decide(rule, { count, endsAt }, now, allowed) };
+    });
+    // When refused, only the full windows are refusals; the others were not charged.
+    const reported = allowed ? decisions : decisions.filter((d) => d.count >= d.rule.limit);
+    return reportedDecision(reported.map((d) => d.decision));
+  }
+
+  private enterOutage(reason: string): void {
+    if (this.degraded) return;
+    this.degraded = true;
+    this.logger.warn(
+      { component: 'rate-limiter', reason, instance_count: this.instanceCount },
+      'Redis is unreachable: rate limits fall back to this instance\'s memory, each limit divided by the instance count',
+    );
+  }
+
+  private leaveOutage(): void {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.logger.info({ component: 'rate-limiter' }, 'Redis answers again: rate limits are shared across instances again');
+  }
+}
+
+/** The error's code (e.g. `ECONNREFUSED`) or class name; never its message, which may name the host. */
+function codeOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : error.name;
+  }
+  return 'unknown';
+}
+
+/** @throws TypeError when the script's reply is not the expected array of integers. */
+function parseReply(reply: unknown, ruleCount: number): number[] {
+  if (!Array.isArray(reply) || reply.length !== 1 + 2 * ruleCount || !reply.every((v) => typeof v === 'number')) {
+    throw new TypeError('unexpected reply from the rate-limit script');
+  }
+  return reply as number[];
+}
