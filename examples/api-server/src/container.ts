@@ -7,10 +7,7 @@ import {
   InMemoryAgentCatalog,
   InMemoryConnectionCatalog,
   InMemoryCredentialStore,
-  InMemoryRateLimiter,
   InMemoryRecordWriter,
-  InMemoryRunQueue,
-  InMemoryRunStore,
   InsertRecord,
   RandomIdGenerator,
   RequestQuota,
@@ -28,6 +25,8 @@ import {
   type RunQueue,
   type RunStore,
 } from '@svc/core';
+import { BullMqRuns, InMemoryRuns, type RunBackend } from '@svc/adapter-queue';
+import { FlexibleMemoryRateLimiter, RedisRateLimiter } from '@svc/adapter-ratelimit';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { RoutingRecordWriter } from './routing-record-writer.js';
 import type { ServerSettings } from './settings.js';
@@ -49,6 +48,7 @@ export const TOKENS = {
   runQueue: id<RunQueue>('runQueue'),
   recordWriter: id<RecordWriter>('recordWriter'),
   useCases: id<HttpUseCases>('useCases'),
+  adapters: id<Adapters>('adapters'),
 } as const;
 
 /** Connection ids served by in-memory demo tables (no database details configured). */
@@ -84,20 +84,35 @@ function bindCatalogs(container: Container, settings: ServerSettings): void {
   );
 }
 
+/** The adapters picked for one configuration, each closed on shutdown. */
+export interface Adapters {
+  readonly rateLimiter: RateLimiter & { close?(): Promise<void> };
+  readonly runs: RunBackend;
+  readonly recordWriter: RecordWriter & { close?(): Promise<void> };
+  /** Named readiness checks of the dependencies (`/readyz`). */
+  readonly readiness: Record<string, () => Promise<boolean>>;
+}
+
 /**
- * The one place that picks adapters: Redis-backed limits and queue when `redis_url` is
- * set, in-memory otherwise; SQL Server for configured connections, demo tables for the
- * rest.
+ * The one place that picks adapters: Redis-backed limits (rate-limiter-flexible, Lua,
+ * all-or-none) and durable runs (BullMQ) when `redis_url` is set, in-memory ones
+ * otherwise; SQL Server for configured connections, demo tables for the rest.
+ *
+ * @throws when Redis is configured but does not answer (the run queue must be durable
+ *   before the server promises anything).
  */
-function bindAdapters(container: Container, settings: ServerSettings): void {
-  container.bind(TOKENS.rateLimiter).toResolvedValue((clock: Clock) => new InMemoryRateLimiter(clock), [TOKENS.clock]).inSingletonScope();
-  const store = new InMemoryRunStore();
-  container.bind(TOKENS.runStore).toConstantValue(store);
-  container.bind(TOKENS.runQueue).toConstantValue(new InMemoryRunQueue(store));
-  container
-    .bind(TOKENS.recordWriter)
-    .toResolvedValue(() => new RoutingRecordWriter(emulatedConnectionIds(settings), demoRecordWriter(), demoRecordWriter()), [])
-    .inSingletonScope();
+export async function pickAdapters(settings: ServerSettings, logger: Logger): Promise<Adapters> {
+  const prefix = settings.redisPrefix;
+  const rateLimiter =
+    settings.redisUrl !== undefined
+      ? await RedisRateLimiter.connect(settings.redisUrl, { keyPrefix: `${prefix}:rl`, instanceCount: settings.rateLimits.instanceCount, logger })
+      : new FlexibleMemoryRateLimiter();
+  const runs: RunBackend =
+    settings.redisUrl !== undefined ? await BullMqRuns.connect({ redis: settings.redisUrl, prefix }, { logger }) : new InMemoryRuns();
+  const recordWriter = new RoutingRecordWriter(emulatedConnectionIds(settings), demoRecordWriter(), demoRecordWriter());
+  const readiness: Record<string, () => Promise<boolean>> =
+    settings.redisUrl !== undefined ? { redis: () => runs.store.get('readyz-probe').then(() => true) } : {};
+  return { rateLimiter, runs, recordWriter, readiness };
 }
 
 /**
@@ -105,14 +120,23 @@ function bindAdapters(container: Container, settings: ServerSettings): void {
  * decorators), singletons, and async deactivation hooks that close what holds
  * resources; `await container.unbindAllAsync()` runs them.
  */
-export function buildContainer(settings: ServerSettings, logger: Logger): Container {
+export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.settings).toConstantValue(settings);
   container.bind(TOKENS.logger).toConstantValue(logger);
   container.bind(TOKENS.clock).toConstantValue(new SystemClock());
   container.bind(TOKENS.ids).toConstantValue(new RandomIdGenerator());
   bindCatalogs(container, settings);
-  bindAdapters(container, settings);
+  container.bind(TOKENS.adapters).toConstantValue(adapters).onDeactivation(async (a) => {
+    // Workers first (they finish their runs), then the clients they need.
+    await a.runs.close();
+    await a.rateLimiter.close?.();
+    await a.recordWriter.close?.();
+  });
+  container.bind(TOKENS.rateLimiter).toConstantValue(adapters.rateLimiter);
+  container.bind(TOKENS.runStore).toConstantValue(adapters.runs.store);
+  container.bind(TOKENS.runQueue).toConstantValue(adapters.runs.queue);
+  container.bind(TOKENS.recordWriter).toConstantValue(adapters.recordWriter);
   container
     .bind(TOKENS.quota)
     .toResolvedValue((limiter: RateLimiter) => new RequestQuota(limiter, settings.rateLimits), [TOKENS.rateLimiter]);
@@ -157,6 +181,6 @@ export function buildApps(container: Container, isDraining: () => boolean): { ma
   const settings = container.get(TOKENS.settings);
   const logger = container.get(TOKENS.logger);
   const useCases = container.get(TOKENS.useCases);
-  const s = httpSettings(settings, logger, isDraining);
+  const s = httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness);
   return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s) };
 }

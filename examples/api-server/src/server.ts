@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@svc/core';
 import type { Container } from 'inversify';
-import { buildApps, buildContainer } from './container.js';
+import { DemoRunProcessor, LogNotifier } from '@svc/adapter-queue';
+import { buildApps, buildContainer, pickAdapters } from './container.js';
 import type { ServerSettings } from './settings.js';
 
 /** A running API server: both listeners, and how to stop it. */
@@ -45,11 +46,21 @@ function closeGracefully(server: Server, graceMs: number): Promise<void> {
 }
 
 /**
- * Starts the API server: builds the container, both Koa apps and both listeners.
+ * Starts the API server: picks the adapters, builds the container, starts the worker
+ * (unless disabled), both Koa apps and both listeners.
  * @throws when a port cannot be bound (the error of `listen`).
  */
 export async function startServer(settings: ServerSettings, logger: Logger): Promise<RunningServer> {
-  const container = buildContainer(settings, logger);
+  const adapters = await pickAdapters(settings, logger);
+  const container = buildContainer(settings, logger, adapters);
+  if (settings.worker.enabled) {
+    // The demo processor stands in for the agent runtime an embedder supplies.
+    await adapters.runs.startWorker(new DemoRunProcessor(), {
+      notifier: new LogNotifier(logger),
+      logger,
+      concurrency: settings.worker.concurrency,
+    });
+  }
   let draining = false;
   const apps = buildApps(container, () => draining);
   const main = createServer({ keepAliveTimeout: 5_000 }, apps.main.callback());

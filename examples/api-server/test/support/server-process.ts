@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+/** The repository root: tsx and the `source` condition resolve from there. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const MAIN = 'examples/api-server/src/main.ts';
+export const CLI = 'examples/api-server/src/cli.ts';
+/** Node options that run the TypeScript sources (no build needed). */
+export const FROM_SOURCE = ['--conditions=source', '--import', 'tsx'];
+
+/** A TCP port that was free a moment ago (listen on 0, read it, close). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A temporary directory, removed by `remove()`. */
+export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), 'svc-e2e-'));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Writes `config` as YAML into `dir` and returns the file's path. */
+export async function writeConfig(dir: string, config: unknown, name = 'config.yaml'): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, typeof config === 'string' ? config : stringify(config));
+  return path;
+}
+
+/** How a child process ended. */
+export interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** A child process with its output collected. */
+export interface Child {
+  readonly process: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<Exit>;
+  /** Resolves at once when the process has already exited. */
+  hasExited(): boolean;
+  /** SIGTERM, then SIGKILL when it has not exited within `graceMs`; resolves on exit. */
+  kill(graceMs?: number): Promise<Exit>;
+}
+
+/** Spawns `node <FROM_SOURCE> script ...args` from the repository root. */
+export function spawnNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
+  const child = spawn(process.execPath, [...FROM_SOURCE, script, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
+  let done = false;
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+  });
+  return {
+    process: child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    hasExited: () => done,
+    async kill(graceMs = 5000) {
+      if (done) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const exit = await exited;
+      clearTimeout(timer);
+      return exit;
+    },
+  };
+}
+
+/** Resolves after `ms` (the interval of a poll that has its own deadline). */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A running API server process. */
+export interface ServerProcess extends Child {
+  readonly url: string;
+  readonly egressUrl: string;
+}
+
+/**
+ * Starts examples/api-server from source with `--config configPath` and waits until
+ * `GET {url}/livez` answers 200, polling until `deadlineMs`. Rejects (with the child's
+ * stderr) when it exits first or the deadline passes; the child is then killed.
+ */
+export async function startServerProcess(configPath: string, url: string, egressUrl: string, deadlineMs = 20_000): Promise<ServerProcess> {
+  const child = spawnNode(MAIN, ['--config', configPath]);
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    if (child.hasExited()) {
+      throw new Error(`the server exited before it was ready: ${JSON.stringify(await child.exited)}\n${child.stderr()}`);
+    }
+    try {
+      const res = await fetch(`${url}/livez`, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) {
+        await res.arrayBuffer();
+        return { ...child, url, egressUrl };
+      }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await child.kill(1000);
+      throw new Error(`the server was not ready within ${deadlineMs} ms\n${child.stderr()}`);
+    }
+    await pause(50); // polling interval, bounded by the deadline above
+  }
+}
+
+/** Runs a node script to completion; resolves with its exit and output. */
+export async function runNode(script: string, args: readonly string[], deadlineMs = 20_000): Promise<Exit & { stdout: string; stderr: string }> {
+  const child = spawnNode(script, args);
+  const timer = setTimeout(() => child.process.kill('SIGKILL'), deadlineMs);
+  const exit = await child.exited;
+  clearTimeout(timer);
+  return { ...exit, stdout: child.stdout(), stderr: child.stderr() };
+}
