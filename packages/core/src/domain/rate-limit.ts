@@ -35,7 +35,8 @@ export interface RateLimitDecision {
 }
 
 /**
- * Picks the decision to report among several: a refusal first, else the one with the
+ * Picks the decision to report among several: a refusal first (of several refusals, the
+ * one that resets last, so that `Retry-After` is long enough), else the one with the
  * fewest requests remaining. Source: CONTRACT.md "Rate limits".
  *
  * @throws RangeError when `decisions` is empty (a bug in the caller).
@@ -45,7 +46,8 @@ export function tightestDecision(decisions: readonly RateLimitDecision[]): RateL
   for (const d of decisions) {
     if (pick === undefined) pick = d;
     else if (pick.allowed && !d.allowed) pick = d;
-    else if (pick.allowed === d.allowed && d.remaining < pick.remaining) pick = d;
+    else if (!pick.allowed && !d.allowed && d.resetSeconds > pick.resetSeconds) pick = d;
+    else if (pick.allowed && d.allowed && d.remaining < pick.remaining) pick = d;
   }
   if (pick === undefined) throw new RangeError('tightestDecision needs at least one decision');
   return pick;

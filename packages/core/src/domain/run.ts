@@ -13,8 +13,9 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed', 'cancelled']);
 
 /**
- * The allowed transitions: queued → running | cancelled; running → succeeded | failed |
- * queued (a retry after a lost worker) | cancelled. Final statuses have none.
+ * The allowed transitions: queued → running | cancelled | failed (given up before it
+ * ever ran, e.g. stalled too often); running → succeeded | failed | queued (a retry after
+ * a lost worker) | cancelled | running (a new attempt). Final statuses have none.
  */
 const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   queued: ['running', 'cancelled', 'failed'],

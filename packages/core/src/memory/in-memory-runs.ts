@@ -36,8 +36,10 @@ export class InMemoryRunQueue implements RunQueue {
 
   async enqueue(run: Run): Promise<void> {
     if (this.known.has(run.runId)) return;
-    this.known.add(run.runId);
     await this.store.save(run);
+    // Marked only once saved, so that a failed save can be retried with the same id.
+    if (this.known.has(run.runId)) return;
+    this.known.add(run.runId);
     this.pending.push(run.runId);
     this.waiters.splice(0).forEach((wake) => wake());
   }

@@ -107,6 +107,13 @@ describe('domain', function () {
       expect(tightestDecision([decision('a', true, 0), decision('b', false, 5)]).key).to.equal('b');
     });
 
+    it('of several refusals, picks the one that resets last (Retry-After long enough)', function () {
+      const soon = { ...decision('credential:x', false, 0), resetSeconds: 5 };
+      const late = { ...decision('agent:y', false, 0), resetSeconds: 50 };
+      expect(tightestDecision([soon, late]).key).to.equal('agent:y');
+      expect(tightestDecision([late, soon]).key).to.equal('agent:y');
+    });
+
     it('otherwise picks the fewest remaining', function () {
       expect(tightestDecision([decision('a', true, 9), decision('b', true, 2), decision('c', true, 4)]).key).to.equal('b');
     });
