@@ -1,2 +1,17 @@
-/** Placeholder entry point; the package is built in its own issue. */
-export const PACKAGE_NAME = "@svc/adapter-sqlserver";
+/**
+ * `@svc/adapter-sqlserver`: the core's `RecordWriter` on SQL Server (knex pools, tedious
+ * connections), with the egress route and the SQL Server error mapping.
+ * The scripted TDS server for tests lives in `@svc/adapter-sqlserver/testing`.
+ */
+export { SqlServerRecordWriter } from './sqlserver-record-writer.js';
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_POOL_IDLE_TIMEOUT_MS,
+  DEFAULT_POOL_MAX,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type SqlServerConnectionSettings,
+  type SqlServerPoolSettings,
+  type SqlServerRecordWriterSettings,
+} from './sqlserver-settings.js';
+export { UnmappedSqlServerError, SQL_ERROR } from './error-mapping.js';
+export { quoteIdentifier } from './statements.js';

@@ -1,0 +1,304 @@
+import {
+  domainError,
+  err,
+  ok,
+  silentLogger,
+  type EgressRoute,
+  type InsertCommand,
+  type Logger,
+  type RecordWriter,
+  type Result,
+  type UpdateCommand,
+  type WriteError,
+  type WriteOutcome,
+} from '@svc/core';
+import knex, { type Knex } from 'knex';
+import { Request, type Connection as TediousConnection } from 'tedious';
+import { classify, UnmappedSqlServerError } from './error-mapping.js';
+import { resolveSettings, type ResolvedSqlServerSettings, type SqlServerConnectionSettings, type SqlServerRecordWriterSettings } from './sqlserver-settings.js';
+import { insertStatement, updateStatement, type Statement } from './statements.js';
+
+// tedious options knex passes through at run time although its types lack them
+// (NOTES-dependencies.md): the egress route's source address.
+interface TediousPassThroughOptions {
+  readonly localAddress?: string;
+}
+
+// A tedious connection as knex's pool hands it out; knex marks broken ones with this.
+type PooledConnection = TediousConnection & { __knex__disposed?: unknown };
+
+type Outcome = Result<WriteOutcome, WriteError>;
+
+const UNAVAILABLE_AFTER_DEADLOCKS = 'The database chose this write as a deadlock victim twice; nothing was written. Retry later.';
+
+/**
+ * {@link RecordWriter} on SQL Server: knex (client `mssql`) owns the pools and opens the
+ * tedious connections; each write is one `sp_executesql` RPC (one round trip) with typed
+ * parameters, sent by tedious on a pooled connection.
+ *
+ * - Identifiers are quoted with `]` doubled, values are bound, never spliced (see
+ *   `statements.ts`). knex builds and sends no statement: its query builder splits
+ *   names on dots and on ` as ` before any `wrapIdentifier` runs; its raw bindings
+ *   rewrite every `?`, even inside a quoted name; and its mssql client queues requests
+ *   in one array shared by every knex instance, so a request its own connection cannot
+ *   take would later run on whichever connection frees next, another route's included.
+ * - Update: one batch that updates by `key_column = key_value` in a transaction and
+ *   rolls back when more than one row matched (`ambiguous_key`, nothing changed).
+ * - One bounded pool per (connection id, route), created on first use; idle connections
+ *   close after `pool.idleTimeoutMs`; `close()` drains in-flight writes and closes all.
+ * - `route: 'egress'` binds the TCP source address to `egressSourceAddress`; the
+ *   default route binds none.
+ * - Errors: SQL Server numbers and driver codes become domain errors at this edge
+ *   (CONTRACT.md "Row writes" and the error table): see `classify` in
+ *   `error-mapping.ts`. A deadlock victim (1205) is retried once; a write that may have
+ *   reached the database (timeout, dropped socket) is never resent.
+ * - Rejects (a bug, not a domain error) for a connection id without settings, after
+ *   `close()`, and for an unmapped database error ({@link UnmappedSqlServerError}).
+ *
+ * Source: ports/record-writer.ts; CONTRACT.md "Row writes"; ARCHITECTURE.md
+ * "adapter-sqlserver"; MS-TDS 2.2.6.6 (RPC request), T-SQL `sp_executesql`.
+ */
+export class SqlServerRecordWriter implements RecordWriter {
+  private readonly settings: ResolvedSqlServerSettings;
+  private readonly logger: Logger;
+  private readonly pools = new Map<string, Knex>();
+  private readonly inFlight = new Set<Promise<Outcome>>();
+  private closing: Promise<void> | undefined;
+  private warnedEgressDefault = false;
+
+  /**
+   * @param settings - connections, egress source address, timeouts (ms), pool bounds
+   *   and logger; see {@link SqlServerRecordWriterSettings}.
+   * @throws RangeError when a setting is out of range (names the field).
+   */
+  constructor(settings: SqlServerRecordWriterSettings) {
+    this.settings = resolveSettings(settings);
+    this.logger = settings.logger ?? silentLogger;
+  }
+
+  /**
+   * Inserts one row: `INSERT INTO [schema].[table] ([col], ...) VALUES (@p0, ...)`.
+   *
+   * @returns `{rowsAffected}` as counted by the statement itself (1), or `Err` with
+   *   `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`,
+   *   `connection_unavailable` or `connection_timeout`.
+   */
+  insert(command: InsertCommand): Promise<Outcome> {
+    return this.track(command, () => insertStatement(command.entity, command.values), false);
+  }
+
+  /**
+   * Updates the single row selected by `command.key`, in one round trip.
+   *
+   * @returns `{rowsAffected: 0 | 1}`, `Err(ambiguous_key)` when the key selects more
+   *   than one row (rolled back, nothing changed), or the errors of {@link insert}.
+   */
+  update(command: UpdateCommand): Promise<Outcome> {
+    return this.track(command, () => updateStatement(command.entity, command.key, command.values), true);
+  }
+
+  /**
+   * Stops accepting writes, waits for the writes in flight, then closes every pool and
+   * its TCP connections. Idempotent; later writes reject.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.inFlight]);
+      const pools = [...this.pools.values()];
+      this.pools.clear();
+      await Promise.all(pools.map((pool) => pool.destroy()));
+    })();
+    return this.closing;
+  }
+
+  private track(command: InsertCommand, build: () => Statement, isUpdate: boolean): Promise<Outcome> {
+    const task = (async () => {
+      if (this.closing !== undefined) throw new Error('SqlServerRecordWriter is closed');
+      const pool = this.poolFor(command.connection.connectionId, command.route);
+      return this.write(pool, command, build(), isUpdate);
+    })();
+    this.inFlight.add(task);
+    const untrack = (): void => {
+      this.inFlight.delete(task);
+    };
+    task.then(untrack, untrack);
+    return task;
+  }
+
+  private async write(pool: Knex, command: InsertCommand, statement: Statement, isUpdate: boolean): Promise<Outcome> {
+    const where = { connectionId: command.connection.connectionId, route: command.route };
+    for (let attempt = 1; ; attempt += 1) {
+      let rowsAffected: number;
+      try {
+        rowsAffected = await execute(pool, statement);
+      } catch (error) {
+        const outcome = classify(error, command.entity);
+        if (outcome.kind === 'deadlock' || outcome.kind === 'not_sent') {
+          // A deadlock victim's transaction was rolled back by SQL Server, and a request
+          // refused with EINVALIDSTATE never left this process: in both cases nothing was
+          // written, so sending it once more cannot apply it twice.
+          if (attempt === 1) {
+            this.logger.warn({ ...where, reason: outcome.kind }, 'SQL Server write not applied; retrying once');
+            continue;
+          }
+          this.logger.warn({ ...where, reason: outcome.kind }, 'SQL Server write not applied twice');
+          return err(domainError('connection_unavailable', outcome.kind === 'deadlock' ? UNAVAILABLE_AFTER_DEADLOCKS : 'The database connection closed before the write was sent.'));
+        }
+        if (outcome.kind === 'unmapped') {
+          this.logger.error({ ...where, number: outcome.number, driverCode: outcome.driverCode }, 'SQL Server write failed with an unmapped error');
+          throw new UnmappedSqlServerError(outcome.number, outcome.driverCode);
+        }
+        if (outcome.error.code === 'connection_unavailable' || outcome.error.code === 'connection_timeout') {
+          this.logger.warn({ ...where, code: outcome.error.code, driverCode: outcome.driverCode }, 'SQL Server write failed');
+        }
+        return err(outcome.error);
+      }
+      if (isUpdate && rowsAffected > 1) {
+        const key = (command as UpdateCommand).key.column;
+        return err(domainError('ambiguous_key', `key_column ${key} selects more than one row; nothing was changed.`));
+      }
+      return ok({ rowsAffected });
+    }
+  }
+
+  private poolFor(connectionId: string, route: EgressRoute): Knex {
+    const id = connectionId.toLowerCase();
+    const key = `${route}/${id}`;
+    const existing = this.pools.get(key);
+    if (existing !== undefined) return existing;
+    const target = this.settings.connections.get(id);
+    // The catalog said this is a sqlserver connection, yet nobody configured its
+    // database: a configuration bug, so it must not turn into a client-facing code.
+    if (target === undefined) throw new Error(`SqlServerRecordWriter has no settings for connection ${connectionId}`);
+    const pool = createPool(target, this.settings, route === 'egress' ? this.egressAddress() : undefined);
+    this.pools.set(key, pool);
+    return pool;
+  }
+
+  private egressAddress(): string | undefined {
+    const address = this.settings.egressSourceAddress;
+    if (address === undefined && !this.warnedEgressDefault) {
+      this.warnedEgressDefault = true;
+      this.logger.warn({}, 'egress route used without egressSourceAddress: traffic leaves from the default source address');
+    }
+    return address;
+  }
+}
+
+// knex's own warnings quote driver messages ("Failed to connect to <host>:<port>"), which
+// must not reach a log line; this adapter logs its own, sanitised ones instead.
+const quietKnexLog: Knex.Logger = {
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  deprecate: () => undefined,
+};
+
+/**
+ * No statement is built with knex (see {@link SqlServerRecordWriter}); should anyone
+ * use a pool's query builder, identifiers get the quoting of `quoteIdentifier` instead
+ * of the mssql default, which strips `[` and `]` and so names another object.
+ */
+function wrapIdentifier(value: string): string {
+  return value === '*' ? value : `[${value.replaceAll(']', ']]')}]`;
+}
+
+function createPool(target: SqlServerConnectionSettings, settings: ResolvedSqlServerSettings, localAddress: string | undefined): Knex {
+  const passThrough: TediousPassThroughOptions = localAddress === undefined ? {} : { localAddress };
+  const options = {
+    encrypt: target.encrypt,
+    trustServerCertificate: target.trustServerCertificate,
+    connectTimeout: settings.connectTimeoutMs,
+    requestTimeout: settings.requestTimeoutMs,
+    appName: 'svc',
+    ...passThrough,
+  };
+  const connection: Knex.MsSqlConnectionConfig = {
+    server: target.host,
+    port: target.port,
+    database: target.database,
+    userName: target.user,
+    password: target.password,
+    options,
+  };
+  const pool = knex({
+    client: 'mssql',
+    connection,
+    pool: {
+      // min 0: idle connections are closed, none is opened before the first write.
+      min: 0,
+      max: settings.poolMax,
+      idleTimeoutMillis: settings.poolIdleTimeoutMs,
+      reapIntervalMillis: Math.max(10, Math.min(1000, Math.floor(settings.poolIdleTimeoutMs / 2))),
+      // tedious's own connect timeout decides; the pool's must not cut it short.
+      createTimeoutMillis: settings.connectTimeoutMs + 5_000,
+      propagateCreateError: true,
+    },
+    // A write waiting for a free connection waits at most for one write to time out and
+    // a new connection to be opened.
+    acquireConnectionTimeout: settings.connectTimeoutMs + settings.requestTimeoutMs,
+    wrapIdentifier,
+    log: quietKnexLog,
+  });
+  // knex destroys a pooled tedious connection by closing it and waiting for its `end`
+  // event, which a connection that already ended (dropped by the server) never emits
+  // again: tarn would then wait its destroy timeout (5 s) on every such connection and
+  // hold `close()` that long.
+  const client = pool.client as unknown as { destroyRawConnection(connection: PooledConnection): Promise<void> };
+  const destroy = client.destroyRawConnection.bind(client);
+  client.destroyRawConnection = (c) => (c.closed ? Promise.resolve() : destroy(c));
+  return pool;
+}
+
+/** Runs `statement` on a pooled connection, discarding the connection unless it is known healthy. */
+async function execute(pool: Knex, statement: Statement): Promise<number> {
+  const connection = (await pool.client.acquireConnection()) as PooledConnection;
+  let healthy = false;
+  try {
+    const rows = await run(connection, statement);
+    healthy = true;
+    return rows;
+  } catch (error) {
+    // An error the server answered with (it carries a SQL Server number) leaves the
+    // session as it was; after anything else (timeout, broken socket) the session's
+    // state is unknown, so it is not handed out again.
+    healthy = answeredByServer(error);
+    throw error;
+  } finally {
+    if (!healthy) {
+      connection.__knex__disposed = 'discarded after a failed request';
+      if (!connection.closed) connection.close();
+    }
+    await pool.client.releaseConnection(connection);
+  }
+}
+
+function answeredByServer(error: unknown): boolean {
+  const errors = error instanceof AggregateError ? error.errors : [error];
+  return errors.every((e) => e instanceof Error && typeof (e as { number?: unknown }).number === 'number');
+}
+
+/** One `sp_executesql` RPC; resolves the single integer the batch selects last. */
+function run(connection: TediousConnection, statement: Statement): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let rows = 0;
+    let count: unknown;
+    const request = new Request(statement.sql, (error) => {
+      if (error) {
+        reject(error);
+      } else if (rows !== 1 || typeof count !== 'number') {
+        // Not the batch this adapter sent, or not a SQL Server: whether the write applied
+        // is unknown, so it is neither retried nor reported as a count.
+        reject(Object.assign(new Error('the batch did not select its row count'), { code: 'ENOROWCOUNT' }));
+      } else {
+        resolve(count);
+      }
+    });
+    for (const p of statement.parameters) request.addParameter(p.name, p.type, p.value, p.options ?? null);
+    request.on('row', (columns: { value: unknown }[]) => {
+      rows += 1;
+      count = columns[0]?.value;
+    });
+    connection.execSql(request);
+  });
+}
