@@ -27,9 +27,10 @@ import {
 } from '@svc/core';
 import { BullMqRuns, InMemoryRuns, type RunBackend } from '@svc/adapter-queue';
 import { FlexibleMemoryRateLimiter, RedisRateLimiter } from '@svc/adapter-ratelimit';
+import { SqlServerRecordWriter, type SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { RoutingRecordWriter } from './routing-record-writer.js';
-import type { ServerSettings } from './settings.js';
+import { ConfigError, type ServerSettings } from './settings.js';
 
 const id = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`svc.${name}`) as ServiceIdentifier<T>;
 
@@ -84,6 +85,29 @@ function bindCatalogs(container: Container, settings: ServerSettings): void {
   );
 }
 
+/**
+ * The SQL Server details of every configured `sqlserver` connection, the password read
+ * from the environment variable the configuration names.
+ * @throws ConfigError naming the connection when that variable is not set.
+ */
+export function sqlServerConnections(settings: ServerSettings, env: NodeJS.ProcessEnv = process.env): Map<string, SqlServerConnectionSettings> {
+  const out = new Map<string, SqlServerConnectionSettings>();
+  settings.accounts.forEach((account, a) =>
+    account.connections.forEach((c, i) => {
+      if (c.type !== 'sqlserver' || c.sqlserver === undefined) return;
+      const password = env[c.sqlserver.passwordEnv];
+      if (password === undefined) {
+        throw new ConfigError(
+          `invalid configuration:\n  accounts[${a}].connections[${i}].sqlserver.password_env: environment variable ${c.sqlserver.passwordEnv} is not set`,
+        );
+      }
+      const { passwordEnv: _, ...details } = c.sqlserver;
+      out.set(c.id, { ...details, password });
+    }),
+  );
+  return out;
+}
+
 /** The adapters picked for one configuration, each closed on shutdown. */
 export interface Adapters {
   readonly rateLimiter: RateLimiter & { close?(): Promise<void> };
@@ -109,7 +133,18 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
       : new FlexibleMemoryRateLimiter();
   const runs: RunBackend =
     settings.redisUrl !== undefined ? await BullMqRuns.connect({ redis: settings.redisUrl, prefix }, { logger }) : new InMemoryRuns();
-  const recordWriter = new RoutingRecordWriter(emulatedConnectionIds(settings), demoRecordWriter(), demoRecordWriter());
+  const recordWriter = new RoutingRecordWriter(
+    emulatedConnectionIds(settings),
+    new SqlServerRecordWriter({
+      connections: sqlServerConnections(settings),
+      ...(settings.egressSourceAddress !== undefined ? { egressSourceAddress: settings.egressSourceAddress } : {}),
+      connectTimeoutMs: settings.sqlserver.connectTimeoutMs,
+      requestTimeoutMs: settings.sqlserver.requestTimeoutMs,
+      pool: { max: settings.sqlserver.poolMax },
+      logger,
+    }),
+    demoRecordWriter(),
+  );
   const readiness: Record<string, () => Promise<boolean>> =
     settings.redisUrl !== undefined ? { redis: () => runs.store.get('readyz-probe').then(() => true) } : {};
   return { rateLimiter, runs, recordWriter, readiness };

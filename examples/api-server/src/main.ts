@@ -65,5 +65,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`svc: cannot start: ${(error as Error)?.message ?? String(error)}\n`);
-  process.exit(1);
+  process.exit(error instanceof ConfigError ? 2 : 1);
 });

@@ -28,4 +28,9 @@ export class RoutingRecordWriter implements RecordWriter {
   update(command: UpdateCommand): Promise<Result<WriteOutcome, WriteError>> {
     return this.pick(command.connection.connectionId).update(command);
   }
+
+  /** Closes the SQL Server pools (the demo tables hold nothing to close). */
+  async close(): Promise<void> {
+    await (this.sqlServer as { close?(): Promise<void> }).close?.();
+  }
 }

@@ -1,0 +1,158 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TdsServer } from '@svc/adapter-sqlserver/testing';
+import { sha256Hex } from '@svc/core';
+import { expect } from 'chai';
+import { stringify } from 'yaml';
+
+// The API server as a process, writing rows through the real tedious driver to the
+// scripted TDS server on loopback (no SQL Server can run here).
+const API_KEY = 'svc-sqlserver-e2e-key-0123456789';
+const CONNECTION = '5d0f3c1e-2b4a-4e6d-8f9a-1b2c3d4e5f60';
+const PASSWORD = 'e2e-Secret-Pa55word!';
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+describe('API server against the scripted TDS server (SQL Server writer)', function () {
+  this.timeout(60_000);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sqlserver-e2e-'));
+  let tds: TdsServer;
+  let child: ChildProcess;
+  let base: string;
+  let egress: string;
+  let output = '';
+
+  before(async function () {
+    tds = await TdsServer.start();
+    tds.emulator.defineTable({ schema: 'dbo', table: 'orders' }, ['id', 'sku', 'qty'], [
+      { id: 1, sku: 'A-1', qty: 1 },
+      { id: 7, sku: 'dup-a', qty: 1 },
+      { id: 7, sku: 'dup-b', qty: 2 },
+    ]);
+    const [port, egressPort] = [await freePort(), await freePort()];
+    base = `http://127.0.0.1:${port}`;
+    egress = `http://127.0.0.1:${egressPort}`;
+    const config = join(dir, 'config.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        base_url: base,
+        listen: { host: '127.0.0.1', port },
+        egress: { url: egress, listen: { host: '127.0.0.1', port: egressPort }, source_address: '127.0.0.2' },
+        log_level: 'info',
+        worker: { enabled: false },
+        sqlserver: { connect_timeout_ms: 3000, request_timeout_ms: 3000 },
+        accounts: [
+          {
+            id: 'acct_sql',
+            api_keys: [{ id: 'key_sql', sha256: sha256Hex(API_KEY) }],
+            connections: [
+              {
+                id: CONNECTION,
+                type: 'sqlserver',
+                sqlserver: { host: '127.0.0.1', port: tds.port, database: 'sales', user: 'svc_writer', password_env: 'E2E_DB_PASSWORD', encrypt: false, trust_server_certificate: true },
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/api-server/src/main.ts', '--config', config], {
+      cwd: ROOT,
+      env: { ...process.env, E2E_DB_PASSWORD: PASSWORD },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    const deadline = Date.now() + 20_000;
+    while (!(await fetch(`${base}/livez`).then((r) => r.ok, () => false))) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the API server did not start: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // poll interval, bounded by the deadline
+    }
+  });
+
+  after(async function () {
+    if (child?.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    await tds?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function write(method: 'POST' | 'PATCH', body: unknown, options: { at?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+    const url = options.at === 'egress' ? `${egress}/v1/connections/${CONNECTION}/records` : `${base}/api/v1/connections/${CONNECTION}/records`;
+    return fetch(url, {
+      method,
+      headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json', ...options.headers },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it('inserts a row: 201 {data: {rows_affected: 1}}, the row is in the table', async function () {
+    const r = await write('POST', { entity: 'dbo.orders', values: { id: 2, sku: 'Zoë', qty: 3 } });
+    expect(r.status).to.equal(201);
+    expect(await r.json()).to.deep.equal({ data: { rows_affected: 1 } });
+    expect(tds.emulator.rowsOf({ schema: 'dbo', table: 'orders' })).to.deep.include({ id: 2, sku: 'Zoë', qty: 3 });
+  });
+
+  it('updates the row the key selects: 200 {data: {rows_affected: 1}}', async function () {
+    const r = await write('PATCH', { entity: 'dbo.orders', key_column: 'id', key_value: 1, values: { qty: 10 } });
+    expect(r.status).to.equal(200);
+    expect(await r.json()).to.deep.equal({ data: { rows_affected: 1 } });
+    expect(tds.emulator.rowsOf({ schema: 'dbo', table: 'orders' })).to.deep.include({ id: 1, sku: 'A-1', qty: 10 });
+  });
+
+  it('answers 409 ambiguous_key and changes nothing when the key selects two rows', async function () {
+    const r = await write('PATCH', { entity: 'dbo.orders', key_column: 'id', key_value: 7, values: { qty: 0 } });
+    expect(r.status).to.equal(409);
+    expect(r.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    expect(((await r.json()) as { code: string }).code).to.equal('ambiguous_key');
+    const dups = tds.emulator.rowsOf({ schema: 'dbo', table: 'orders' })?.filter((row) => row['id'] === 7);
+    expect(dups?.map((row) => row['qty'])).to.deep.equal([1, 2]);
+  });
+
+  it('answers 400 unknown_entity for a table that does not exist, revealing no SQL, host or user', async function () {
+    const r = await write('POST', { entity: 'dbo.missing', values: { id: 1 } });
+    expect(r.status).to.equal(400);
+    const text = await r.text();
+    expect(JSON.parse(text).code).to.equal('unknown_entity');
+    for (const secret of ['INSERT', 'sp_executesql', '127.0.0.1', 'svc_writer', PASSWORD, 'sales']) expect(text).to.not.include(secret);
+  });
+
+  it('reaches the database from the egress source address through the egress address and with X-Svc-Egress: true, and from the default one otherwise', async function () {
+    const seen = async (send: () => Promise<Response>): Promise<string> => {
+      const before = tds.requests.length;
+      const r = await send();
+      expect(r.status).to.equal(201);
+      const request = tds.requests.slice(before).find((q) => q.sql.includes('INSERT'));
+      expect(request, 'the INSERT reached the TDS server').to.not.equal(undefined);
+      return request!.clientAddress;
+    };
+    expect(await seen(() => write('POST', { entity: 'dbo.orders', values: { id: 20 } }))).to.equal('127.0.0.1');
+    expect(await seen(() => write('POST', { entity: 'dbo.orders', values: { id: 21 } }, { headers: { 'X-Svc-Egress': 'false' } }))).to.equal('127.0.0.1');
+    expect(await seen(() => write('POST', { entity: 'dbo.orders', values: { id: 22 } }, { headers: { 'X-Svc-Egress': 'TRUE' } }))).to.equal('127.0.0.2');
+    expect(await seen(() => write('POST', { entity: 'dbo.orders', values: { id: 23 } }, { at: 'egress' }))).to.equal('127.0.0.2');
+    const patched = await write('PATCH', { entity: 'dbo.orders', key_column: 'id', key_value: 23, values: { qty: 5 } }, { at: 'egress' });
+    expect(patched.status).to.equal(200);
+  });
+
+  it('never writes the database password, host or user into its log', function () {
+    expect(output).to.not.include(PASSWORD);
+    expect(output).to.not.include('svc_writer');
+    expect(output).to.include('"msg":"request"');
+  });
+});
