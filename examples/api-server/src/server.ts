@@ -65,10 +65,14 @@ export async function startServer(settings: ServerSettings, logger: Logger): Pro
   const apps = buildApps(container, () => draining);
   const main = createServer({ keepAliveTimeout: 5_000 }, apps.main.callback());
   const egress = createServer({ keepAliveTimeout: 5_000 }, apps.egress.callback());
-  // Once draining, finished responses close their keep-alive socket instead of idling.
+  // Once draining, a response in flight closes its keep-alive socket when it is done,
+  // instead of idling until the keep-alive timeout holds the exit.
   for (const server of [main, egress]) {
     server.on('request', (_req, res) => {
       if (draining) res.setHeader('Connection', 'close');
+      res.once('finish', () => {
+        if (draining) server.closeIdleConnections();
+      });
     });
   }
   const port = await listen(main, settings.listen.host, settings.listen.port);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
 import { parse as parseYaml } from 'yaml';
 
 /** How one listener binds. */
@@ -273,10 +274,23 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
       ids.add(id);
     }
   }
+  if (c.base_url === undefined && listenMain.port === 0) {
+    throw new ConfigError('invalid configuration:\n  base_url: is required when listen.port is 0 (the URLs the API answers must name the real port)');
+  }
+  if (c.egress?.url === undefined && listenEgress.port === 0) {
+    throw new ConfigError('invalid configuration:\n  egress.url: is required when egress.listen.port is 0');
+  }
+  for (const [op, d] of Object.entries(c.deprecations ?? {}) as [string, any][]) {
+    if (d.sunset_at !== undefined && Date.parse(d.sunset_at) - Date.parse(d.deprecated_at) < MINIMUM_SUNSET_NOTICE_DAYS * 86_400_000) {
+      throw new ConfigError(
+        `invalid configuration:\n  deprecations.${op}.sunset_at: must be at least ${MINIMUM_SUNSET_NOTICE_DAYS} days after deprecated_at (minimum sunset notice)`,
+      );
+    }
+  }
   return {
-    baseUrl: (c.base_url ?? `http://${listenMain.host}:${listenMain.port === 0 ? 8080 : listenMain.port}`).replace(/\/+$/u, ''),
+    baseUrl: (c.base_url ?? `http://${listenMain.host}:${listenMain.port}`).replace(/\/+$/u, ''),
     listen: listenMain,
-    egressUrl: (c.egress?.url ?? `http://${listenEgress.host}:${listenEgress.port === 0 ? 8081 : listenEgress.port}`).replace(/\/+$/u, ''),
+    egressUrl: (c.egress?.url ?? `http://${listenEgress.host}:${listenEgress.port}`).replace(/\/+$/u, ''),
     egressListen: listenEgress,
     ...opt('egressSourceAddress', c.egress?.source_address as string | undefined),
     rateLimits: {

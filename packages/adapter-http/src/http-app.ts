@@ -217,6 +217,25 @@ class Operations {
     return (ctx.request as unknown as { body?: unknown }).body;
   }
 
+  /**
+   * Reads the body like {@link body}. When it cannot be read (415, 413, `invalid_json`),
+   * the authenticated request is still charged, so that its answer carries the rate-limit
+   * headers like every authenticated answer (CONTRACT.md "Rate limits"): `charge` runs
+   * the use case without a body, which fails validation before anything is written or
+   * queued, and only its rate-limit decision is used (429 when over the limit).
+   */
+  async meteredBody(ctx: Context, charge: () => Promise<Metered<unknown, DomainErrorCode>>): Promise<unknown> {
+    try {
+      return await this.body(ctx);
+    } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error;
+      const { result, rateLimit } = await charge();
+      ctx.set(rateLimitHeaders(rateLimit));
+      if (!rateLimit.allowed && !result.ok) throw new HttpProblem(result.error.code, result.error.detail);
+      throw error;
+    }
+  }
+
   /** Sends a metered use-case answer: rate-limit headers, then data or problem details. */
   sendMetered<T, C extends DomainErrorCode>(ctx: Context, metered: Metered<T, C>, status: number): void {
     ctx.set(rateLimitHeaders(metered.rateLimit));
@@ -245,20 +264,35 @@ class Operations {
       const input: RecordWriteInput = {
         principal,
         connectionId: String(ctx['params']?.connection_id ?? ''),
-        body: await this.body(ctx),
+        body: undefined,
         route: egress ? 'egress' : { egressHeader: header(ctx, 'x-svc-egress') },
       };
-      const metered = await this.useCases[kind].execute(input);
+      const body = await this.meteredBody(ctx, () => this.useCases[kind].execute(input));
+      const metered = await this.useCases[kind].execute({ ...input, body });
       this.sendMetered(ctx, metered, kind === 'insertRecord' ? 201 : 200);
     };
   }
+}
+
+/**
+ * RFC 9110 §13.1.2: `If-None-Match` matches when it is `*` or lists `etag` (weak
+ * comparison). Not `ctx.fresh`: it ignores `If-None-Match` when the request also says
+ * `Cache-Control: no-cache`, which fetch() adds to every conditional request, so fetch
+ * clients would never get a 304.
+ */
+function noneMatch(ctx: Context, etag: string): boolean {
+  const header = ctx.get('If-None-Match').trim();
+  if (header === '') return false;
+  if (header === '*') return true;
+  const opaque = (tag: string): string => tag.trim().replace(/^W\//u, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
 function cachedText(ctx: Context, type: string, body: Buffer, etag: string, maxAgeSeconds: number): void {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
   ctx.status = 200;
-  if (ctx.fresh) {
+  if (noneMatch(ctx, etag)) {
     ctx.status = 304;
     return;
   }
@@ -322,11 +356,9 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
       ops.deprecate(ctx, 'startRun');
       const principal = await ops.principal(ctx, 'startRun');
       if (principal === undefined) return;
-      const metered = await useCases.startRun.execute({
-        principal,
-        agentId: String(ctx['params']?.agent_id ?? ''),
-        body: await ops.body(ctx),
-      });
+      const input = { principal, agentId: String(ctx['params']?.agent_id ?? ''), body: undefined };
+      const body = await ops.meteredBody(ctx, () => useCases.startRun.execute(input));
+      const metered = await useCases.startRun.execute({ ...input, body });
       if (metered.result.ok) ctx.set('Location', metered.result.value.status_url);
       ops.sendMetered(ctx, metered, 202);
     },

@@ -245,11 +245,14 @@ function responseComponents(): { [key: string]: Json } {
     }),
     NotFound: problem('`not_found`: unknown, or not visible to the caller\'s account (never tells which).', rateLimited(false)),
     Conflict: problem('`ambiguous_key`: the key selects more than one row; nothing was changed.', rateLimited(false)),
-    PayloadTooLarge: problem('`payload_too_large`: the body is over 1 MiB.'),
-    UnsupportedMediaType: problem('`unsupported_media_type`: the body must be `application/json`.'),
+    PayloadTooLarge: problem('`payload_too_large`: the body is over 1 MiB.', rateLimited(false)),
+    UnsupportedMediaType: problem('`unsupported_media_type`: the body must be `application/json`.', rateLimited(false)),
     TooManyRequests: problem('`rate_limited`: over the credential limit or, on run creation, the per-agent limit (30 / 60 s).', rateLimited(true)),
     BadGateway: problem('`connection_unavailable`: the customer\'s database cannot be reached or refused the login.', rateLimited(false)),
-    ServiceUnavailable: problem('`service_unavailable`: a dependency of this service (the run queue, Redis) is unreachable; nothing was done. Retry later.'),
+    ServiceUnavailable: problem('`service_unavailable`: a dependency of this service (the run queue, Redis) is unreachable; nothing was done. Retry later.', {
+      'X-Request-Id': hdr('X-Request-Id'),
+      'Retry-After': hdr('Retry-After'),
+    }),
     GatewayTimeout: problem('`connection_timeout`: the customer\'s database did not answer in time.', rateLimited(false)),
   };
 }
@@ -281,6 +284,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
     '415': responseRef('UnsupportedMediaType'),
     '429': responseRef('TooManyRequests'),
     '502': responseRef('BadGateway'),
+    '503': responseRef('ServiceUnavailable'),
     '504': responseRef('GatewayTimeout'),
   });
   const apiKeyOnly: Json = [{ ApiKey: [] }, { BearerApiKey: [] }];
@@ -291,7 +295,8 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
     description:
       'Inserts one new row into `entity`. Only for `sqlserver` connections; other types answer 400 `writes_not_supported` before any database is touched. Identifiers are quoted, values are bound as parameters.' +
       (egress ? ' This address always uses the stable egress route.' : ''),
-    ...dep(operationId),
+    // The egress address serves the same operation: deprecated with it (same headers).
+    ...dep('insertRecord'),
     security: apiKeyOnly,
     parameters: egress ? [connectionId] : [connectionId, egressHeader],
     requestBody: { required: true, content: { 'application/json': { schema: ref('InsertRecordRequest') } } },
@@ -307,7 +312,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
     description:
       'Updates the row where `key_column = key_value`, in one transaction: 0 rows → `rows_affected: 0`; more than one → 409 `ambiguous_key` and nothing is changed. Only for `sqlserver` connections.' +
       (egress ? ' This address always uses the stable egress route.' : ''),
-    ...dep(operationId),
+    ...dep('updateRecord'),
     security: apiKeyOnly,
     parameters: egress ? [connectionId] : [connectionId, egressHeader],
     requestBody: { required: true, content: { 'application/json': { schema: ref('UpdateRecordRequest') } } },

@@ -1,0 +1,267 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createEgressApp, createHttpApp, type HttpAppSettings, type HttpUseCases } from '@svc/adapter-http';
+import {
+  Authenticate,
+  apiIndexSettings,
+  DescribeApi,
+  GetRun,
+  InsertRecord,
+  RequestQuota,
+  StartRun,
+  UpdateRecord,
+  type Logger,
+  type RateLimitSettings,
+} from '@svc/core';
+import {
+  ACCOUNT_A,
+  ACCOUNT_B,
+  aConnection,
+  anAgent,
+  aStoredCredential,
+  InMemoryAgentCatalog,
+  InMemoryConnectionCatalog,
+  InMemoryCredentialStore,
+  InMemoryRateLimiter,
+  InMemoryRecordWriter,
+  InMemoryRunQueue,
+  InMemoryRunStore,
+  SequentialIdGenerator,
+  SystemClock,
+} from '@svc/core/testing';
+
+/** `{base_url}` and `{egress_url}` the apps under test are configured with (not where they listen). */
+export const BASE_URL = 'https://api.svc.example.test';
+export const EGRESS_URL = 'https://egress.svc.example.test';
+
+/** Secrets the tests present; the store holds only their digests. */
+export const SECRETS = {
+  keyA: 'svc-http-test-key-account-a-000000000001',
+  keyA2: 'svc-http-test-key-account-a-000000000002',
+  keyB: 'svc-http-test-key-account-b-000000000001',
+  tokenWrite: 'svcpt_http-test-token-runs-write-00000001',
+  tokenNoScope: 'svcpt_http-test-token-no-scope-000000001',
+  tokenExpired: 'svcpt_http-test-token-expired-0000000001',
+} as const;
+
+/** The `sqlserver` connection of account A, with table `dbo.orders`. */
+export const CONNECTION_ID = aConnection().connectionId;
+/** A `postgresql` connection of account A. */
+export const PG_CONNECTION_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+/** A `sqlserver` connection of account B. */
+export const FOREIGN_CONNECTION_ID = '11111111-2222-4333-8444-555555555555';
+/** Agents of account A and of account B. */
+export const AGENT_ID = anAgent().agentId;
+export const FOREIGN_AGENT_ID = 'agent_of_b';
+
+/** One log call, as the fake logger kept it. */
+export interface LogLine {
+  readonly level: 'info' | 'warn' | 'error';
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+/** A logger that keeps every line, to assert on what was (not) logged. */
+export class CollectingLogger implements Logger {
+  readonly lines: LogLine[] = [];
+
+  info(fields: Record<string, unknown>, message: string): void {
+    this.lines.push({ level: 'info', message, fields });
+  }
+
+  warn(fields: Record<string, unknown>, message: string): void {
+    this.lines.push({ level: 'warn', message, fields });
+  }
+
+  error(fields: Record<string, unknown>, message: string): void {
+    this.lines.push({ level: 'error', message, fields });
+  }
+
+  /** Every line as the JSON text a log sink would write. */
+  text(): string {
+    return this.lines.map((l) => JSON.stringify({ level: l.level, msg: l.message, ...l.fields })).join('\n');
+  }
+}
+
+/** The in-memory world behind the apps under test. */
+export interface World {
+  readonly agents: InMemoryAgentCatalog;
+  readonly connections: InMemoryConnectionCatalog;
+  readonly writer: InMemoryRecordWriter;
+  readonly runs: InMemoryRunStore;
+  readonly queue: InMemoryRunQueue;
+  readonly useCases: HttpUseCases;
+}
+
+/** Options of {@link startApps}. */
+export interface AppOptions {
+  readonly limits?: RateLimitSettings;
+  readonly bodyLimitBytes?: number;
+  readonly deprecations?: HttpAppSettings['deprecations'];
+  /** Replace some use cases (e.g. one that throws). */
+  readonly override?: (world: World) => Partial<HttpUseCases>;
+}
+
+/** Both apps listening on loopback. */
+export interface RunningApps {
+  /** Where the main app listens, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Where the egress app listens. */
+  readonly egressUrl: string;
+  readonly world: World;
+  readonly logger: CollectingLogger;
+  readonly settings: HttpAppSettings;
+  close(): Promise<void>;
+}
+
+function buildWorld(limits: RateLimitSettings | undefined): World {
+  const clock = new SystemClock();
+  const credentials = new InMemoryCredentialStore([
+    aStoredCredential(SECRETS.keyA, { credentialId: 'key_a1' }),
+    aStoredCredential(SECRETS.keyA2, { credentialId: 'key_a2' }),
+    aStoredCredential(SECRETS.keyB, { credentialId: 'key_b1', accountId: ACCOUNT_B }),
+    aStoredCredential(SECRETS.tokenWrite, { credentialId: 'tok_write', scopes: ['runs:write', 'runs:read'] }),
+    aStoredCredential(SECRETS.tokenNoScope, { credentialId: 'tok_noscope', scopes: [] }),
+    aStoredCredential(SECRETS.tokenExpired, {
+      credentialId: 'tok_expired',
+      scopes: ['runs:write'],
+      expiresAt: new Date('2020-01-01T00:00:00Z'),
+    }),
+  ]);
+  const connections = new InMemoryConnectionCatalog([
+    aConnection(),
+    aConnection({ connectionId: PG_CONNECTION_ID, type: 'postgresql' }),
+    aConnection({ connectionId: FOREIGN_CONNECTION_ID, accountId: ACCOUNT_B }),
+  ]);
+  const agents = new InMemoryAgentCatalog([anAgent(), anAgent({ agentId: FOREIGN_AGENT_ID, accountId: ACCOUNT_B })]);
+  const writer = new InMemoryRecordWriter();
+  writer.defineTable('dbo.orders', ['id', 'sku', 'qty', 'note', 'status'], [{ id: 1, sku: 'A-1', qty: 1, note: null, status: 'new' }]);
+  const limiter = new InMemoryRateLimiter(clock);
+  const quota = limits === undefined ? new RequestQuota(limiter) : new RequestQuota(limiter, limits);
+  const runs = new InMemoryRunStore();
+  const queue = new InMemoryRunQueue(runs);
+  const ids = new SequentialIdGenerator();
+  const useCases: HttpUseCases = {
+    describeApi: new DescribeApi(apiIndexSettings(BASE_URL, EGRESS_URL, limits ? { credentialRateLimit: limits.credential } : {})),
+    authenticate: new Authenticate(credentials, clock),
+    insertRecord: new InsertRecord(connections, writer, quota),
+    updateRecord: new UpdateRecord(connections, writer, quota),
+    startRun: new StartRun(agents, queue, quota, ids, clock, { baseUrl: BASE_URL }),
+    getRun: new GetRun(runs, quota, { baseUrl: BASE_URL }),
+  };
+  return { agents, connections, writer, runs, queue, useCases };
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Builds the use cases on the core's in-memory adapters, both Koa apps, and listens on
+ * loopback ports chosen by the OS.
+ */
+export async function startApps(options: AppOptions = {}): Promise<RunningApps> {
+  const world = buildWorld(options.limits);
+  const useCases = { ...world.useCases, ...(options.override?.(world) ?? {}) };
+  const logger = new CollectingLogger();
+  const settings: HttpAppSettings = {
+    baseUrl: BASE_URL,
+    egressUrl: EGRESS_URL,
+    credentialLimit: options.limits?.credential ?? { limit: 600, windowSeconds: 60 },
+    logger,
+    ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
+    ...(options.deprecations !== undefined ? { deprecations: options.deprecations } : {}),
+  };
+  const main = createServer(createHttpApp(useCases, settings).callback());
+  const egress = createServer(createEgressApp(useCases, settings).callback());
+  const [url, egressUrl] = await Promise.all([listen(main), listen(egress)]);
+  return {
+    url,
+    egressUrl,
+    world: { ...world, useCases },
+    logger,
+    settings,
+    close: async () => {
+      await Promise.all([close(main), close(egress)]);
+    },
+  };
+}
+
+/** An answer, fully read. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** The parsed body, `undefined` when it is not JSON. */
+  readonly body: unknown;
+}
+
+/** Request options of {@link call}. */
+export interface CallOptions {
+  readonly headers?: Record<string, string>;
+  /** Sent as JSON with `Content-Type: application/json` unless `raw` is given. */
+  readonly json?: unknown;
+  /** Sent as is (set the content type in `headers`). */
+  readonly raw?: string | Uint8Array;
+}
+
+/** One HTTP request with the global fetch; the body is read completely. */
+export async function call(base: string, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  let body: string | Uint8Array | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+/** The `X-API-Key` header of a secret. */
+export const apiKey = (secret: string): Record<string, string> => ({ 'x-api-key': secret });
+/** The `Authorization: Bearer` header of a secret. */
+export const bearer = (secret: string): Record<string, string> => ({ authorization: `Bearer ${secret}` });
+
+/** Path of the row writes of a connection on the main address. */
+export const recordsPath = (connectionId: string = CONNECTION_ID): string => `/api/v1/connections/${connectionId}/records`;
+/** Path of the row writes of a connection on the egress address. */
+export const egressRecordsPath = (connectionId: string = CONNECTION_ID): string => `/v1/connections/${connectionId}/records`;
+/** Path of run creation of an agent. */
+export const runPath = (agentId: string = AGENT_ID): string => `/api/v1/agents/${encodeURIComponent(agentId)}/run`;
+
+/** A valid insert body on `dbo.orders`. */
+export const anInsert = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  entity: 'dbo.orders',
+  values: { id: 2, sku: 'B-2', qty: 3, note: null, status: 'new' },
+  ...overrides,
+});
+
+/** A valid update body on `dbo.orders` (row id 1). */
+export const anUpdate = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  entity: 'dbo.orders',
+  key_column: 'id',
+  key_value: 1,
+  values: { status: 'paid' },
+  ...overrides,
+});
+
+/** The account ids of the world, for readability in tests. */
+export { ACCOUNT_A, ACCOUNT_B };
