@@ -5,7 +5,9 @@ import { parseEgressHeader, type EgressRoute } from '../domain/egress-route.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
-import type { WriteErrorCode } from '../ports/record-writer.js';
+import type { WriteError, WriteErrorCode, WriteOutcome } from '../ports/record-writer.js';
+import type { InsertRecordBody } from '../schemas/validate.js';
+import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
 
 /** Input shared by the row insert and the row update. */
 export interface RecordWriteInput {
@@ -82,4 +84,40 @@ export function entityOf(text: string): Result<EntityName, DomainError<'validati
 /** Resolves the route of a row write (see {@link RecordWriteInput.route}). */
 export function routeOf(route: RecordWriteInput['route']): Result<EgressRoute, DomainError<'invalid_header'>> {
   return typeof route === 'string' ? ok(route) : parseEgressHeader(route.egressHeader);
+}
+
+/** What a row write does once its input is checked: call the writer. */
+export type WriteStep<B> = (
+  connection: Connection,
+  entity: EntityName,
+  body: B,
+  route: EgressRoute,
+) => Promise<Result<WriteOutcome, WriteError>>;
+
+/**
+ * The steps shared by the row insert and the row update, in CONTRACT.md's order:
+ * charge the credential's window (`rate_limited`); check `X-Svc-Egress`
+ * (`invalid_header`); validate the body (`validation_failed`); find the connection
+ * (`not_found`); refuse types other than `sqlserver` (`writes_not_supported`) before the
+ * writer is called; then `write`.
+ */
+export async function executeRecordWrite<B extends InsertRecordBody>(
+  input: RecordWriteInput,
+  quota: RequestQuota,
+  catalog: ConnectionCatalog,
+  validate: (body: unknown) => Result<B, ValidationIssue[]>,
+  write: WriteStep<B>,
+): Promise<Metered<RowWriteResult, RecordWriteErrorCode>> {
+  const rateLimit = await quota.charge(input.principal);
+  if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
+  const route = routeOf(input.route);
+  if (!route.ok) return { result: route, rateLimit };
+  const body = validate(input.body);
+  if (!body.ok) return { result: err(validationFailed(body.error)), rateLimit };
+  const entity = entityOf(body.value.entity);
+  if (!entity.ok) return { result: entity, rateLimit };
+  const connection = await writableConnection(catalog, input.principal, input.connectionId);
+  if (!connection.ok) return { result: connection, rateLimit };
+  const written = await write(connection.value, entity.value, body.value, route.value);
+  return { result: written.ok ? ok({ rows_affected: written.value.rowsAffected }) : written, rateLimit };
 }

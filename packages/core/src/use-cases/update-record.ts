@@ -1,10 +1,8 @@
-import { validationFailed } from '../domain/errors.js';
-import { err } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { RecordWriter } from '../ports/record-writer.js';
 import { validateUpdateRecordBody } from '../schemas/validate.js';
-import { entityOf, routeOf, writableConnection, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
-import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
+import { executeRecordWrite, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
+import type { Metered, RequestQuota } from './request-quota.js';
 
 /**
  * Updates the single row selected by `key_column = key_value`:
@@ -22,29 +20,9 @@ export class UpdateRecord {
   ) {}
 
   /** @returns `{rows_affected: 0 | 1}` (answered 200), or an error with its code. */
-  async execute(input: RecordWriteInput): Promise<Metered<RowWriteResult, RecordWriteErrorCode>> {
-    const rateLimit = await this.quota.charge(input.principal);
-    if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
-
-    const route = routeOf(input.route);
-    if (!route.ok) return { result: route, rateLimit };
-    const body = validateUpdateRecordBody(input.body);
-    if (!body.ok) return { result: err(validationFailed(body.error)), rateLimit };
-    const entity = entityOf(body.value.entity);
-    if (!entity.ok) return { result: entity, rateLimit };
-    const connection = await writableConnection(this.connections, input.principal, input.connectionId);
-    if (!connection.ok) return { result: connection, rateLimit };
-
-    const written = await this.writer.update({
-      connection: connection.value,
-      entity: entity.value,
-      key: { column: body.value.key_column, value: body.value.key_value },
-      values: body.value.values,
-      route: route.value,
-    });
-    return {
-      result: written.ok ? { ok: true, value: { rows_affected: written.value.rowsAffected } } : written,
-      rateLimit,
-    };
+  execute(input: RecordWriteInput): Promise<Metered<RowWriteResult, RecordWriteErrorCode>> {
+    return executeRecordWrite(input, this.quota, this.connections, validateUpdateRecordBody, (connection, entity, body, route) =>
+      this.writer.update({ connection, entity, key: { column: body.key_column, value: body.key_value }, values: body.values, route }),
+    );
   }
 }
