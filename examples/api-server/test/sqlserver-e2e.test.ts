@@ -1,39 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { TdsServer } from '@svc/adapter-sqlserver/testing';
 import { sha256Hex } from '@svc/core';
 import { expect } from 'chai';
-import { stringify } from 'yaml';
+import { freePort, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
 // The API server as a process, writing rows through the real tedious driver to the
 // scripted TDS server on loopback (no SQL Server can run here).
 const API_KEY = 'svc-sqlserver-e2e-key-0123456789';
 const CONNECTION = '5d0f3c1e-2b4a-4e6d-8f9a-1b2c3d4e5f60';
 const PASSWORD = 'e2e-Secret-Pa55word!';
-const ROOT = new URL('../../../', import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 describe('API server against the scripted TDS server (SQL Server writer)', function () {
   this.timeout(60_000);
-  const dir = mkdtempSync(join(tmpdir(), 'svc-sqlserver-e2e-'));
+  let dir: Awaited<ReturnType<typeof tempDir>>;
   let tds: TdsServer;
-  let child: ChildProcess;
+  let server: ServerProcess;
   let base: string;
   let egress: string;
-  let output = '';
 
   before(async function () {
     tds = await TdsServer.start();
@@ -45,10 +27,8 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
     const [port, egressPort] = [await freePort(), await freePort()];
     base = `http://127.0.0.1:${port}`;
     egress = `http://127.0.0.1:${egressPort}`;
-    const config = join(dir, 'config.yaml');
-    writeFileSync(
-      config,
-      stringify({
+    dir = await tempDir();
+    const config = await writeConfig(dir.path, {
         base_url: base,
         listen: { host: '127.0.0.1', port },
         egress: { url: egress, listen: { host: '127.0.0.1', port: egressPort }, source_address: '127.0.0.2' },
@@ -68,29 +48,14 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
             ],
           },
         ],
-      }),
-    );
-    child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/api-server/src/main.ts', '--config', config], {
-      cwd: ROOT,
-      env: { ...process.env, E2E_DB_PASSWORD: PASSWORD },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const deadline = Date.now() + 20_000;
-    while (!(await fetch(`${base}/livez`).then((r) => r.ok, () => false))) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the API server did not start: ${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50)); // poll interval, bounded by the deadline
-    }
+    server = await startServerProcess(config, base, egress, 20_000, { E2E_DB_PASSWORD: PASSWORD });
   });
 
   after(async function () {
-    if (child?.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await server?.kill();
     await tds?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await dir?.remove();
   });
 
   function write(method: 'POST' | 'PATCH', body: unknown, options: { at?: string; headers?: Record<string, string> } = {}): Promise<Response> {
@@ -151,6 +116,7 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
   });
 
   it('never writes the database password, host or user into its log', function () {
+    const output = server.stdout() + server.stderr();
     expect(output).to.not.include(PASSWORD);
     expect(output).to.not.include('svc_writer');
     expect(output).to.include('"msg":"request"');

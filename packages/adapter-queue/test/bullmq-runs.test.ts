@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Run, RunProcessingResult, RunProcessor } from '@svc/core';
 import { aRun, runQueueContract } from '@svc/core/testing';
 import { BullMqRuns, DemoRunProcessor, INTERRUPTED_REASON, type BullMqRunsSettings } from '@svc/adapter-queue';
-import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix, waitFor } from './support/redis.js';
+import { eventually as waitFor } from '@svc/core/testing';
+import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
 import { followStatuses, GatedProcessor, RecordingNotifier, startFixture, type Child } from './support/runs.js';
 
 describe('BullMqRuns (against the Redis at REDIS_URL)', function () {

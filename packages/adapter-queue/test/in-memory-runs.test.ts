@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Run, RunProcessingResult, RunProcessor } from '@svc/core';
 import { aRun, runQueueContract } from '@svc/core/testing';
 import { DemoRunProcessor, InMemoryRuns, LogNotifier } from '@svc/adapter-queue';
-import { RecordingLogger, waitFor } from './support/redis.js';
+import { eventually as waitFor, RecordingLogger } from '@svc/core/testing';
 import { followStatuses, GatedProcessor, RecordingNotifier } from './support/runs.js';
 
 runQueueContract('InMemoryRuns', () => {

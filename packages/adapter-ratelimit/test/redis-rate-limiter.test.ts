@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { rateLimiterContract } from '@svc/core/testing';
 import { RedisRateLimiter } from '@svc/adapter-ratelimit';
-import { deleteKeys, RecordingLogger, REDIS_URL, redisOrSkip, uniquePrefix } from './support/redis.js';
+import { RecordingLogger } from '@svc/core/testing';
+import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
 
 describe('RedisRateLimiter (against the Redis at REDIS_URL)', function () {
   const runPrefix = uniquePrefix('rl');

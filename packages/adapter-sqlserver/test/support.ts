@@ -1,4 +1,4 @@
-import type { Connection, Logger } from '@svc/core';
+import type { Connection } from '@svc/core';
 import { SqlServerRecordWriter, type SqlServerConnectionSettings, type SqlServerRecordWriterSettings } from '@svc/adapter-sqlserver';
 import type { TdsServer } from '@svc/adapter-sqlserver/testing';
 
@@ -21,22 +21,7 @@ export function settingsFor(port: number, overrides: Partial<SqlServerConnection
   return { host: '127.0.0.1', port, database: 'orders_db', user: USER, password: PASSWORD, encrypt: false, trustServerCertificate: true, ...overrides };
 }
 
-/** A logger that keeps every line, to assert on what is (not) logged. */
-export class RecordingLogger implements Logger {
-  readonly lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];
-
-  info(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'info', fields, message });
-  }
-
-  warn(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'warn', fields, message });
-  }
-
-  error(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'error', fields, message });
-  }
-}
+export { RecordingLogger } from '@svc/core/testing';
 
 /**
  * Writers made by a test, closed after it: `make(server, settings)` gives a writer

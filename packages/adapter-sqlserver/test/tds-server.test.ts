@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { once } from 'node:events';
 import { Connection, Request, TYPES, type ConnectionConfiguration } from 'tedious';
-import { eventually, requireLogin, TdsServer } from '@svc/adapter-sqlserver/testing';
+import { eventually } from '@svc/core/testing';
+import { requireLogin, TdsServer } from '@svc/adapter-sqlserver/testing';
 
 function config(server: TdsServer, options: Partial<NonNullable<ConnectionConfiguration['options']>> = {}): ConnectionConfiguration {
   return {

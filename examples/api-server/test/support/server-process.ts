@@ -109,8 +109,14 @@ export interface ServerProcess extends Child {
  * `GET {url}/livez` answers 200, polling until `deadlineMs`. Rejects (with the child's
  * stderr) when it exits first or the deadline passes; the child is then killed.
  */
-export async function startServerProcess(configPath: string, url: string, egressUrl: string, deadlineMs = 20_000): Promise<ServerProcess> {
-  const child = spawnNode(MAIN, ['--config', configPath]);
+export async function startServerProcess(
+  configPath: string,
+  url: string,
+  egressUrl: string,
+  deadlineMs = 20_000,
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServerProcess> {
+  const child = spawnNode(MAIN, ['--config', configPath], env);
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     if (child.hasExited()) {

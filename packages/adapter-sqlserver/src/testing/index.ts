@@ -29,4 +29,3 @@ export {
   type EmulatedValue,
 } from './table-emulator.js';
 export type { SqlMessage, TdsCell, TdsColumnType, TdsValue } from './tds-protocol.js';
-export { eventually } from './eventually.js';

@@ -7,5 +7,7 @@ export * from './builders.js';
 export * from './record-writer-contract.js';
 export * from './rate-limiter-contract.js';
 export * from './run-queue-contract.js';
+export * from './recording-logger.js';
+export * from './eventually.js';
 // The in-memory adapters are the fakes: they hold state and pass the contract suites.
 export * from '../memory/index.js';

@@ -1,5 +1,5 @@
+// Redis helpers shared by the tests of every package that talks to Redis.
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@svc/core';
 import { Redis } from 'ioredis';
 
 /** The Redis the adapter tests run against (ARCHITECTURE.md "Tests"). */
@@ -39,41 +39,4 @@ export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await client.del(...keys);
     cursor = next;
   } while (cursor !== '0');
-}
-
-/** One line a {@link RecordingLogger} received. */
-export interface LogLine {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly fields: Record<string, unknown>;
-  readonly message: string;
-}
-
-/** A core `Logger` that keeps what it is told (a fake with state, not a mock). */
-export class RecordingLogger implements Logger {
-  readonly lines: LogLine[] = [];
-  info(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'info', fields, message });
-  }
-  warn(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'warn', fields, message });
-  }
-  error(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'error', fields, message });
-  }
-  /** The lines of one level. */
-  at(level: LogLine['level']): LogLine[] {
-    return this.lines.filter((l) => l.level === level);
-  }
-}
-
-/**
- * Polls `condition` until it holds, or fails after `timeoutMs`. Synchronises with other
- * processes and timers by their observable effect, never by a fixed sleep.
- */
-export async function waitFor(condition: () => boolean | Promise<boolean>, message: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${message}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
