@@ -1,0 +1,473 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiConfig, benchAccount, DB_PASSWORD_ENV, type ApiConfigOptions, type BenchAccount } from './api-config.js';
+import { freePort, startServerChild, type ServerChild } from './child-process.js';
+import { summarizeFile, type ProfileSummary } from './cpuprofile.js';
+import { INSERT_BODY, RUN_START_BODY, TDS_LOGIN } from './fixtures.js';
+import { keptAliveClient, measureLoad, measureSequential, type LatencySample, type LoadRequest, type LoadResult, type LoadShape } from './load.js';
+import { apiServerMain, benchChild, OWN_ORIGIN, type CodeOrigin } from './paths.js';
+import { RedisProbe, type RoundTrips } from './redis.js';
+import { connectRawTedious, startTdsServer } from './tds.js';
+
+/** The scenarios, in the order they run, with the label printed in the table. */
+export const SCENARIOS = {
+  'node-http': 'bare node:http (baseline)',
+  koa: 'bare Koa (baseline)',
+  index: 'GET /api/v1 (index)',
+  'koa-index-body': "bare Koa answering a body of the index's size (runs with index)",
+  'run-memory': 'POST /api/v1/agents/{id}/run, in memory, log silent',
+  'run-memory-info': 'POST /api/v1/agents/{id}/run, in memory, log info',
+  'run-redis': 'POST /api/v1/agents/{id}/run, Redis limiter + queue',
+  'insert-sqlserver': 'POST /api/v1/connections/{id}/records, scripted TDS server',
+} as const;
+
+/** Name of a scenario (`--only`). */
+export type ScenarioName = keyof typeof SCENARIOS;
+
+/** The scenario every ratio is taken against. */
+export const BASELINE: ScenarioName = 'koa';
+
+/** Scenarios that run with another one (they need its figures). */
+const COMPANIONS: Partial<Record<ScenarioName, ScenarioName>> = { index: 'koa-index-body' };
+
+/** Whether `name` is a scenario. */
+export function isScenario(name: string): name is ScenarioName {
+  return Object.hasOwn(SCENARIOS, name);
+}
+
+/** Options of {@link runBench}. */
+export interface BenchOptions extends LoadShape {
+  /** Scenarios to run; the baseline ({@link BASELINE}) always runs. Absent: all. */
+  readonly only?: readonly ScenarioName[];
+  /** Where the API server's code comes from. Default: the bench's own origin. */
+  readonly serverOrigin?: CodeOrigin;
+  /** Default `redis://127.0.0.1:6379`. */
+  readonly redisUrl?: string;
+  /** Pause between "listening" and the idle RSS reading, ms. Default 1000. */
+  readonly idleSettleMs?: number;
+  /**
+   * Also profile servers with `--cpu-prof` in an extra pass (not in the table: the
+   * profiler slows the server): bare Koa, and `only` (default: the index, run start in
+   * memory with log silent, run start on Redis, insert). `dir` receives the
+   * `.cpuprofile` files.
+   */
+  readonly profile?: { readonly dir: string; readonly only?: readonly ProfiledScenario[] };
+  /** Progress lines (to stderr in the command). */
+  readonly log?: (line: string) => void;
+}
+
+/** One row of the throughput table: a result, or why the scenario was skipped. */
+export interface ScenarioRow {
+  readonly scenario: ScenarioName;
+  readonly label: string;
+  readonly result?: LoadResult;
+  /** `result.requestsPerSecond` over the baseline's. */
+  readonly ratio?: number;
+  readonly skip?: string;
+}
+
+/** The API server process of one scenario. */
+export interface ServerStats {
+  readonly scenario: ScenarioName;
+  /** Milliseconds from spawn to the first 200 of `/livez`. */
+  readonly startMs: number;
+  /** RSS after start and a pause ({@link BenchOptions.idleSettleMs}), bytes. */
+  readonly rssIdleBytes: number;
+  /** RSS right after the measured load, bytes. */
+  readonly rssAfterBytes: number;
+}
+
+/** Latencies at concurrency 1 on the insert scenario's server and TDS server. */
+export interface InsertLatency {
+  /** The insert through the API. */
+  readonly api: LatencySample;
+  /** A run start on the same API server: the HTTP path without a database. */
+  readonly apiRunStart: LatencySample;
+  /** The same insert with raw tedious on one open connection. */
+  readonly rawTedious: LatencySample;
+}
+
+/** The API servers {@link BenchOptions.profile} can profile. */
+export type ProfiledScenario = 'index' | 'run-start' | 'run-redis' | 'insert';
+
+/** The CPU profile of one server process under load. */
+export interface ProfiledServer {
+  readonly file: string;
+  readonly summary: ProfileSummary;
+  /** Throughput while profiled (slower than the table's). */
+  readonly requestsPerSecond: number;
+  /** 2xx answers during the profiled window (warm-up and measure), to share the time out per request. */
+  readonly served: number;
+}
+
+/** Profiles under the table's load: bare Koa, and the API servers asked for. */
+export interface ProfileReport {
+  readonly koa: ProfiledServer;
+  readonly index?: ProfiledServer;
+  readonly runStart?: ProfiledServer;
+  /** Absent when not asked for, or when the scenario cannot run. */
+  readonly runRedis?: ProfiledServer;
+  /** Absent when not asked for, or when the insert scenario cannot run. */
+  readonly insert?: ProfiledServer;
+}
+
+/** Everything one run measured. */
+export interface BenchReport {
+  readonly shape: LoadShape;
+  readonly serverOrigin: CodeOrigin;
+  readonly machine: string;
+  /** 1-minute load average of the machine before and after the run (other processes skew the figures). */
+  readonly loadAverage: { readonly before: number; readonly after: number };
+  readonly rows: readonly ScenarioRow[];
+  readonly servers: readonly ServerStats[];
+  readonly insertLatency?: InsertLatency;
+  /** Size of the index's body in bytes (the `koa-index-body` baseline answers as much). */
+  readonly indexBodyBytes?: number;
+  readonly redisRoundTrips?: RoundTrips;
+  readonly profile?: ProfileReport;
+}
+
+/** A scenario that cannot run yet; its row says why. */
+class Skip extends Error {
+  override readonly name = 'Skip';
+}
+
+const RUN_HEADERS = (account: BenchAccount) => ({ 'content-type': 'application/json', 'x-api-key': account.apiKey });
+
+function runRequest(port: number, account: BenchAccount): LoadRequest {
+  return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: RUN_HEADERS(account), body: RUN_START_BODY };
+}
+
+function insertRequest(port: number, account: BenchAccount): LoadRequest {
+  return { url: `http://127.0.0.1:${port}/api/v1/connections/${account.connectionId}/records`, method: 'POST', headers: RUN_HEADERS(account), body: INSERT_BODY };
+}
+
+/** `status code`, plus the problem's `code` when the body is problem details. */
+function describeAnswer(status: number, body: string): string {
+  let code: unknown;
+  try {
+    code = (JSON.parse(body) as { code?: unknown }).code;
+  } catch {
+    code = undefined;
+  }
+  return typeof code === 'string' ? `${status} ${code}` : String(status);
+}
+
+/** Sends `target` once and throws {@link Skip} unless it answers `expected`. */
+async function probe(target: LoadRequest, expected: number, why: (answer: string, status: number) => string): Promise<void> {
+  const client = keptAliveClient(target);
+  try {
+    const answer = await client.send();
+    if (answer.status !== expected) throw new Skip(why(describeAnswer(answer.status, answer.body), answer.status));
+  } finally {
+    client.close();
+  }
+}
+
+/** Runs every scenario asked for, one server child at a time, and returns the figures. */
+export async function runBench(options: BenchOptions): Promise<BenchReport> {
+  const log = options.log ?? (() => undefined);
+  const origin = options.serverOrigin ?? OWN_ORIGIN;
+  const shape: LoadShape = { connections: options.connections, warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds };
+  const wanted = new Set<ScenarioName>(options.only ?? (Object.keys(SCENARIOS) as ScenarioName[]));
+  wanted.add(BASELINE);
+  for (const [scenario, companion] of Object.entries(COMPANIONS) as [ScenarioName, ScenarioName][]) {
+    if (wanted.has(scenario) || wanted.has(companion)) wanted.add(scenario).add(companion);
+  }
+  const loadBefore = loadavg()[0] ?? 0;
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const rows: ScenarioRow[] = [];
+  const servers: ServerStats[] = [];
+  const extraRows: ScenarioRow[] = [];
+  let insertLatency: InsertLatency | undefined;
+  let indexBodyBytes: number | undefined;
+  let redisRoundTrips: RoundTrips | undefined;
+  let profile: ProfileReport | undefined;
+
+  /** Starts a baseline child, loads `GET /`, stops it. */
+  async function baseline(name: 'node-http-server' | 'koa-server', nodeFlags: readonly string[] = [], bodyBytes?: number): Promise<LoadResult> {
+    const port = await freePort();
+    const args = bodyBytes === undefined ? [String(port)] : [String(port), String(bodyBytes)];
+    const child = await startServerChild({ command: benchChild(name), nodeFlags, args, port, stderrFile: join(work, `${name}.stderr`) });
+    try {
+      return await measureLoad({ url: `http://127.0.0.1:${port}/`, method: 'GET' }, shape);
+    } finally {
+      await child.stop();
+    }
+  }
+
+  /**
+   * Starts the API server with a configuration of the bench, runs `body` against it,
+   * records its start time and RSS, stops it.
+   */
+  async function withApiServer<T>(
+    scenario: ScenarioName,
+    config: Omit<ApiConfigOptions, 'account' | 'port' | 'egressPort'>,
+    body: (server: ServerChild, account: BenchAccount) => Promise<T>,
+    nodeFlags: readonly string[] = [],
+  ): Promise<T> {
+    const account = benchAccount();
+    const port = await freePort();
+    const egressPort = await freePort();
+    const configFile = join(work, `${scenario}.yaml`);
+    writeFileSync(configFile, JSON.stringify(apiConfig({ ...config, account, port, egressPort }), null, 2));
+    const server = await startServerChild({
+      command: apiServerMain(origin),
+      nodeFlags,
+      args: ['--config', configFile],
+      port,
+      env: { [DB_PASSWORD_ENV]: TDS_LOGIN.password, NODE_ENV: 'production' },
+      stdoutFile: join(work, `${scenario}.log`),
+      stderrFile: join(work, `${scenario}.stderr`),
+    });
+    try {
+      await sleep(options.idleSettleMs ?? 1000);
+      const rssIdleBytes = await server.rssBytes();
+      const value = await body(server, account);
+      const rssAfterBytes = await server.rssBytes();
+      if (nodeFlags.length === 0) servers.push({ scenario, startMs: server.startMs, rssIdleBytes, rssAfterBytes });
+      return value;
+    } finally {
+      await server.stop();
+    }
+  }
+
+  /**
+   * The index, then (its companion) bare Koa answering a JSON body of the index's size:
+   * the index answers about ten times the baseline's bytes.
+   */
+  async function indexScenario(nodeFlags: readonly string[] = []): Promise<LoadResult> {
+    const result = await withApiServer(
+      'index',
+      { logLevel: 'silent' },
+      async (server) => {
+        const target: LoadRequest = { url: `http://127.0.0.1:${server.port}/api/v1`, method: 'GET' };
+        const client = keptAliveClient(target);
+        try {
+          const answer = await client.send();
+          if (answer.status !== 200) throw new Skip(`the server answered ${describeAnswer(answer.status, answer.body)} to GET /api/v1`);
+          indexBodyBytes = Buffer.byteLength(answer.body);
+        } finally {
+          client.close();
+        }
+        return measureLoad(target, shape);
+      },
+      nodeFlags,
+    );
+    if (nodeFlags.length === 0 && indexBodyBytes !== undefined) {
+      log(`koa-index-body: ${SCENARIOS['koa-index-body']}`);
+      extraRows.push({
+        scenario: 'koa-index-body',
+        label: `bare Koa answering ${indexBodyBytes} bytes (the index's size)`,
+        result: await baseline('koa-server', [], indexBodyBytes),
+      });
+    }
+    return result;
+  }
+
+  /** The run-start scenario on the in-memory limiter and queue. */
+  function runInMemory(scenario: ScenarioName, logLevel: 'silent' | 'info'): Promise<LoadResult> {
+    return withApiServer(scenario, { logLevel }, async (server, account) => {
+      const target = runRequest(server.port, account);
+      await probe(target, 202, (a) => `the server answered ${a} to a run start`);
+      return measureLoad(target, shape);
+    });
+  }
+
+  /**
+   * Run start on the Redis limiter and BullMQ queue: checks that the server really uses
+   * Redis, counts its round trips per request, then loads it; deletes every key under
+   * its prefix afterwards. `profileFlags`: only the load, on a profiled server.
+   */
+  async function runOnRedis(profileFlags?: readonly string[]): Promise<LoadResult> {
+    const url = options.redisUrl ?? 'redis://127.0.0.1:6379';
+    const redis = await RedisProbe.connect(url);
+    if (redis === undefined) throw new Skip(`Redis does not answer at ${url}`);
+    const prefix = `svc-bench-${randomBytes(4).toString('hex')}`;
+    try {
+      return await withApiServer('run-redis', { logLevel: 'silent', redis: { url, prefix } }, async (server, account) => {
+        const target = runRequest(server.port, account);
+        if (profileFlags !== undefined) return measureLoad(target, shape);
+        await probe(target, 202, (a, status) =>
+          status >= 500 ? `the server cannot use Redis yet (it answered ${a} to a run start)` : `the server answered ${a} to a run start`,
+        );
+        const client = keptAliveClient(target);
+        try {
+          // A few requests first: the limiter loads its script (NOSCRIPT, then EVAL) once.
+          for (let i = 0; i < 5; i++) await client.send();
+          if ((await redis.keysContaining(prefix)).length === 0) {
+            throw new Skip(`the server does not use Redis yet: no key under redis_prefix ${prefix} after 6 run starts (in-memory limiter and queue)`);
+          }
+          const requests = 20;
+          redisRoundTrips = await redis.countRoundTrips(prefix, requests, async () => {
+            for (let i = 0; i < requests; i++) {
+              const answer = await client.send();
+              if (answer.status !== 202) throw new Error(`run start answered ${describeAnswer(answer.status, answer.body)} while counting round trips`);
+            }
+          });
+        } finally {
+          client.close();
+        }
+        return measureLoad(target, shape);
+      }, profileFlags);
+    } finally {
+      const deleted = await redis.deleteContaining(prefix);
+      log(`  deleted ${deleted} Redis keys under ${prefix}`);
+      await redis.close();
+    }
+  }
+
+  /**
+   * Inserts through the API into the scripted TDS server: first the latencies at
+   * concurrency 1 (insert through the API, a run start on the same server, raw tedious),
+   * then the load. `profileFlags`: only the load, on a profiled server.
+   */
+  async function insertOnSqlServer(profileFlags?: readonly string[]): Promise<LoadResult> {
+    const tds = await startTdsServer();
+    if ('skip' in tds) throw new Skip(tds.skip);
+    try {
+      return await withApiServer(
+        'insert-sqlserver',
+        { logLevel: 'silent', sqlServerPort: tds.port },
+        async (server, account) => {
+          const target = insertRequest(server.port, account);
+          await probe(target, 201, (a) =>
+            a.endsWith('unknown_entity')
+              ? `the API server does not write sqlserver connections to SQL Server yet (${a}: its in-memory demo tables answered)`
+              : `the server answered ${a} to an insert through the scripted TDS server`,
+          );
+          if (profileFlags === undefined) insertLatency = await sequentialLatencies(server, account, tds.port);
+          return measureLoad(target, shape);
+        },
+        profileFlags,
+      );
+    } finally {
+      await tds.stop();
+    }
+  }
+
+  /** One request at a time, each warmed up, same duration: API insert, API run start, raw tedious. */
+  async function sequentialLatencies(server: ServerChild, account: BenchAccount, tdsPort: number): Promise<InsertLatency> {
+    const overHttp = async (target: LoadRequest, expected: number) => {
+      const client = keptAliveClient(target);
+      try {
+        return await measureSequential(async () => {
+          const answer = await client.send();
+          if (answer.status !== expected) throw new Error(`${target.url} answered ${describeAnswer(answer.status, answer.body)}`);
+        }, shape);
+      } finally {
+        client.close();
+      }
+    };
+    const api = await overHttp(insertRequest(server.port, account), 201);
+    const apiRunStart = await overHttp(runRequest(server.port, account), 202);
+    const raw = await connectRawTedious(tdsPort);
+    try {
+      const rawTedious = await measureSequential(async () => {
+        if ((await raw.insert()) !== 1) throw new Error('raw tedious insert reported no row');
+      }, shape);
+      return { api, apiRunStart, rawTedious };
+    } finally {
+      await raw.close();
+    }
+  }
+
+  /**
+   * Runs `load` on a child started with `--cpu-prof` and reads the profile it leaves.
+   * Every thread writes its own profile (under tsx, the loader's hooks thread too): the
+   * main thread's is the one busiest during the load.
+   */
+  async function profiled(dir: string, name: string, load: (flags: readonly string[]) => Promise<LoadResult>): Promise<ProfiledServer> {
+    const own = join(dir, `${name}-${Date.now()}`);
+    mkdirSync(own, { recursive: true });
+    const result = await load(['--cpu-prof', `--cpu-prof-dir=${own}`]);
+    // Only the load's window: start-up (module loading, schema compiling) is not the path.
+    const candidates = readdirSync(own)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => ({ file: join(own, f), summary: summarizeFile(join(own, f), result.window) }))
+      .sort((a, b) => b.summary.busyMs - a.summary.busyMs);
+    const main = candidates[0];
+    if (main === undefined) throw new Error(`no profile was written in ${own}`);
+    return { file: main.file, summary: main.summary, requestsPerSecond: result.requestsPerSecond, served: result.served };
+  }
+
+  async function profileScenarios(dir: string, only: readonly ProfiledScenario[]): Promise<ProfileReport> {
+    mkdirSync(dir, { recursive: true });
+    const koa = await profiled(dir, 'koa', (flags) => baseline('koa-server', flags));
+    const index = only.includes('index') ? await profiled(dir, 'index', (flags) => indexScenario(flags)) : undefined;
+    const runStart = only.includes('run-start')
+      ? await profiled(dir, 'run-start', (flags) =>
+          withApiServer('run-memory', { logLevel: 'silent' }, async (server, account) => measureLoad(runRequest(server.port, account), shape), flags),
+        )
+      : undefined;
+    const skippable = async (name: ProfiledScenario, run: (flags: readonly string[]) => Promise<LoadResult>): Promise<ProfiledServer | undefined> => {
+      if (!only.includes(name)) return undefined;
+      try {
+        return await profiled(dir, name, run);
+      } catch (error) {
+        if (error instanceof Skip) return undefined;
+        throw error;
+      }
+    };
+    const runRedis = await skippable('run-redis', (flags) => runOnRedis(flags));
+    const insert = await skippable('insert', (flags) => insertOnSqlServer(flags));
+    return {
+      koa,
+      ...(index !== undefined ? { index } : {}),
+      ...(runStart !== undefined ? { runStart } : {}),
+      ...(runRedis !== undefined ? { runRedis } : {}),
+      ...(insert !== undefined ? { insert } : {}),
+    };
+  }
+
+  const plan: [ScenarioName, () => Promise<LoadResult>][] = [
+    ['node-http', () => baseline('node-http-server')],
+    ['koa', () => baseline('koa-server')],
+    ['index', () => indexScenario()],
+    ['run-memory', () => runInMemory('run-memory', 'silent')],
+    ['run-memory-info', () => runInMemory('run-memory-info', 'info')],
+    ['run-redis', () => runOnRedis()],
+    ['insert-sqlserver', () => insertOnSqlServer()],
+  ];
+  try {
+    for (const [scenario, measure] of plan) {
+      if (!wanted.has(scenario)) continue;
+      log(`${scenario}: ${SCENARIOS[scenario]}`);
+      try {
+        rows.push({ scenario, label: SCENARIOS[scenario], result: await measure() });
+        rows.push(...extraRows.splice(0));
+      } catch (error) {
+        if (!(error instanceof Skip)) throw error;
+        log(`  skipped: ${error.message}`);
+        rows.push({ scenario, label: SCENARIOS[scenario], skip: error.message });
+      }
+    }
+    if (options.profile !== undefined) {
+      const only = options.profile.only ?? ['index', 'run-start', 'run-redis', 'insert'];
+      log(`profile: bare Koa, ${only.join(', ')} with --cpu-prof into ${options.profile.dir}`);
+      profile = await profileScenarios(options.profile.dir, only);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const base = rows.find((r) => r.scenario === BASELINE)?.result?.requestsPerSecond;
+  const withRatios = rows.map((r) =>
+    r.result !== undefined && base !== undefined && base > 0 ? { ...r, ratio: r.result.requestsPerSecond / base } : r,
+  );
+  const cpu = cpus();
+  return {
+    shape,
+    serverOrigin: origin,
+    machine: `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}`,
+    loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
+    rows: withRatios,
+    servers,
+    ...(insertLatency !== undefined ? { insertLatency } : {}),
+    ...(indexBodyBytes !== undefined ? { indexBodyBytes } : {}),
+    ...(redisRoundTrips !== undefined ? { redisRoundTrips } : {}),
+    ...(profile !== undefined ? { profile } : {}),
+  };
+}

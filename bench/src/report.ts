@@ -1,0 +1,171 @@
+import { BASELINE, SCENARIOS, type BenchReport, type ProfiledServer, type ProfileReport, type ScenarioName } from './bench.js';
+
+/** One target of issue 6, checked against a report. */
+export interface TargetCheck {
+  readonly target: string;
+  /** The figures measured, as text. */
+  readonly measured: string;
+  /** `undefined`: not measured in this run (skipped or not asked for). */
+  readonly met: boolean | undefined;
+}
+
+const MB = 1024 * 1024;
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const ratio = (n: number | undefined) => (n === undefined ? '–' : `${n.toFixed(2)}×`);
+
+function row(report: BenchReport, scenario: ScenarioName) {
+  return report.rows.find((r) => r.scenario === scenario);
+}
+
+/**
+ * The profiles as Markdown: self time per request of each profiled server, per package
+ * or area, then the largest functions of each API server.
+ */
+export function formatProfiles(profile: ProfileReport, top = 10): string {
+  const named: [string, ProfiledServer | undefined][] = [
+    ['bare Koa', profile.koa],
+    ['index', profile.index],
+    ['run start', profile.runStart],
+    ['run start, Redis', profile.runRedis],
+    ['insert', profile.insert],
+  ];
+  const servers = named.filter((s): s is [string, ProfiledServer] => s[1] !== undefined);
+  const us = (ms: number, served: number) => (served > 0 ? (ms * 1000) / served : NaN);
+  const out = [
+    'CPU profiles (`--cpu-prof` on the server child, same load as the table, only the load\'s window), self time in µs per request:',
+    '',
+    `| server | req/s while profiled | busy µs/request | profile |`,
+    '|---|---:|---:|---|',
+    ...servers.map(([name, p]) => `| ${name} | ${fmt(p.requestsPerSecond)} | ${fmt(us(p.summary.busyMs, p.served), 1)} | ${p.file} |`),
+    '',
+    `| package or area | ${servers.map(([name]) => name).join(' | ')} |`,
+    `|---|${servers.map(() => '---:').join('|')}|`,
+  ];
+  const keys = new Set(servers.flatMap(([, p]) => p.summary.packages.slice(0, top).map((x) => x.key)));
+  const perPackage = servers.map(([, p]) => new Map(p.summary.packages.map((x) => [x.key, us(x.selfMs, p.served)])));
+  // Rows in the order of the largest cost on any server.
+  const largest = (key: string) => Math.max(...perPackage.map((m) => m.get(key) ?? 0));
+  const ordered = [...keys].sort((a, b) => largest(b) - largest(a));
+  for (const key of ordered) out.push(`| ${key} | ${perPackage.map((m) => fmt(m.get(key) ?? 0, 1)).join(' | ')} |`);
+  for (const [name, p] of servers.slice(1)) {
+    out.push('', `| function (${name}) | µs/request | share of busy |`, '|---|---:|---:|');
+    for (const f of p.summary.functions.slice(0, top)) out.push(`| \`${f.key}\` | ${fmt(us(f.selfMs, p.served), 1)} | ${(f.share * 100).toFixed(1)} % |`);
+  }
+  return out.join('\n');
+}
+
+/**
+ * The targets, each a ratio or a bound measured in the same run: index ≥ 0.9× bare Koa;
+ * run start in memory ≥ 0.6× with p99 ≤ 10 ms; run start on Redis ≥ 0.35× with at most
+ * two round trips for the limits; insert through the API ≤ 1.3× the latency of raw
+ * tedious (p50, concurrency 1); RSS idle ≤ 120 MB; spawn to listening ≤ 1.5 s (the
+ * in-memory, log-silent server).
+ */
+export function checkTargets(report: BenchReport): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const index = row(report, 'index');
+  const sameBody = row(report, 'koa-index-body')?.result?.requestsPerSecond;
+  const indexRps = index?.result?.requestsPerSecond;
+  checks.push({
+    target: 'index ≥ 0.9× bare Koa',
+    measured:
+      index?.ratio !== undefined && indexRps !== undefined
+        ? `${ratio(index.ratio)} (${fmt(indexRps)} req/s)` +
+          (sameBody !== undefined ? `; ${ratio(indexRps / sameBody)} of bare Koa answering the index's ${report.indexBodyBytes ?? '?'} bytes` : '')
+        : (index?.skip ?? 'not run'),
+    met: index?.ratio === undefined ? undefined : index.ratio >= 0.9,
+  });
+  const mem = row(report, 'run-memory');
+  const c = report.shape.connections;
+  checks.push({
+    target: `run start in memory ≥ 0.6× bare Koa, p99 ≤ 10 ms at 50 connections${c === 50 ? '' : ` (this run: ${c})`}`,
+    measured:
+      mem?.ratio !== undefined && mem.result !== undefined
+        ? `${ratio(mem.ratio)}, p99 ${fmt(mem.result.p99Ms)} ms`
+        : (mem?.skip ?? 'not run'),
+    met: mem?.ratio === undefined || mem.result === undefined ? undefined : mem.ratio >= 0.6 && mem.result.p99Ms <= 10,
+  });
+  const redis = row(report, 'run-redis');
+  const trips = report.redisRoundTrips;
+  checks.push({
+    target: 'run start on Redis ≥ 0.35× bare Koa, ≤ 2 Redis round trips for the limits',
+    measured:
+      redis?.ratio !== undefined
+        ? `${ratio(redis.ratio)}, ${trips === undefined ? '? round trips' : `${fmt(trips.limitsPerRequest, 2)} round trips for the limits (+ ${fmt(trips.othersPerRequest, 2)} other)`}`
+        : (redis?.skip ?? 'not run'),
+    met: redis?.ratio === undefined ? undefined : redis.ratio >= 0.35 && trips !== undefined && trips.limitsPerRequest <= 2,
+  });
+  const ins = report.insertLatency;
+  const insRow = row(report, 'insert-sqlserver');
+  checks.push({
+    target: 'insert through the API ≤ 1.3× the latency of raw tedious (p50, concurrency 1)',
+    measured:
+      ins !== undefined
+        ? `${ratio(ins.api.p50Ms / ins.rawTedious.p50Ms)} (API ${fmt(ins.api.p50Ms, 3)} ms, raw ${fmt(ins.rawTedious.p50Ms, 3)} ms)`
+        : (insRow?.skip ?? 'not run'),
+    met: ins === undefined ? undefined : ins.api.p50Ms <= 1.3 * ins.rawTedious.p50Ms,
+  });
+  const server = report.servers.find((s) => s.scenario === 'run-memory') ?? report.servers[0];
+  const origin = report.serverOrigin === 'source' ? ' (from source through tsx: inflated)' : '';
+  checks.push({
+    target: 'API server RSS idle ≤ 120 MB',
+    measured: server !== undefined ? `${fmt(server.rssIdleBytes / MB, 1)} MB${origin}` : 'not run',
+    met: server === undefined ? undefined : server.rssIdleBytes <= 120 * MB,
+  });
+  checks.push({
+    target: 'API server spawn to listening ≤ 1.5 s',
+    measured: server !== undefined ? `${fmt(server.startMs)} ms${origin}` : 'not run',
+    met: server === undefined ? undefined : server.startMs <= 1500,
+  });
+  return checks;
+}
+
+/** The report as Markdown: tables of throughput, server processes, latencies, targets. */
+export function formatReport(report: BenchReport): string {
+  const { shape } = report;
+  const out: string[] = [];
+  out.push(
+    `${shape.connections} connections, ${shape.warmupSeconds} s warm-up, ${shape.durationSeconds} s measured per scenario; ` +
+      `servers from ${report.serverOrigin}; ${report.machine}; load average ${fmt(report.loadAverage.before, 2)} before, ${fmt(report.loadAverage.after, 2)} after.`,
+    '',
+    `| scenario | req/s | p50 ms | p99 ms | × ${SCENARIOS[BASELINE].replace(' (baseline)', '')} | non-2xx / errors |`,
+    '|---|---:|---:|---:|---:|---:|',
+  );
+  for (const r of report.rows) {
+    if (r.result === undefined) {
+      out.push(`| ${r.label} | skipped: ${r.skip ?? ''} | | | | |`);
+      continue;
+    }
+    const x = r.result;
+    out.push(`| ${r.label} | ${fmt(x.requestsPerSecond)} | ${fmt(x.p50Ms)} | ${fmt(x.p99Ms)} | ${ratio(r.ratio)} | ${x.non2xx} / ${x.errors} |`);
+  }
+  if (report.servers.length > 0) {
+    out.push('', '| API server of scenario | spawn → listening ms | RSS idle MB | RSS after load MB |', '|---|---:|---:|---:|');
+    for (const s of report.servers) out.push(`| ${s.scenario} | ${fmt(s.startMs)} | ${fmt(s.rssIdleBytes / MB, 1)} | ${fmt(s.rssAfterBytes / MB, 1)} |`);
+  }
+  if (report.insertLatency !== undefined) {
+    const { api, apiRunStart, rawTedious } = report.insertLatency;
+    out.push(
+      '',
+      'Insert latency, one request at a time (concurrency 1), same row, same scripted TDS server:',
+      '',
+      '| path | requests | p50 ms | p99 ms | mean ms | p50 × raw tedious |',
+      '|---|---:|---:|---:|---:|---:|',
+      `| API (HTTP, kept-alive socket) | ${api.count} | ${fmt(api.p50Ms, 3)} | ${fmt(api.p99Ms, 3)} | ${fmt(api.meanMs, 3)} | ${ratio(api.p50Ms / rawTedious.p50Ms)} |`,
+      `| API run start, same server (HTTP path, no database) | ${apiRunStart.count} | ${fmt(apiRunStart.p50Ms, 3)} | ${fmt(apiRunStart.p99Ms, 3)} | ${fmt(apiRunStart.meanMs, 3)} | ${ratio(apiRunStart.p50Ms / rawTedious.p50Ms)} |`,
+      `| raw tedious, one open connection | ${rawTedious.count} | ${fmt(rawTedious.p50Ms, 3)} | ${fmt(rawTedious.p99Ms, 3)} | ${fmt(rawTedious.meanMs, 3)} | 1.00× |`,
+    );
+  }
+  if (report.redisRoundTrips !== undefined) {
+    const t = report.redisRoundTrips;
+    out.push(
+      '',
+      `Redis round trips per run start (MONITOR, ${t.requests} sequential requests): ${fmt(t.limitsPerRequest, 2)} for the limits, ` +
+        `${fmt(t.othersPerRequest, 2)} other (commands: ${t.commands.join(', ') || 'none'}).`,
+    );
+  }
+  out.push('', '| target | measured | met? |', '|---|---|---|');
+  for (const c of checkTargets(report)) out.push(`| ${c.target} | ${c.measured} | ${c.met === undefined ? 'not measured' : c.met ? 'met' : '**missed**'} |`);
+  if (report.profile !== undefined) out.push('', formatProfiles(report.profile));
+  return out.join('\n');
+}

@@ -1,0 +1,70 @@
+/**
+ * The benchmark: `pnpm bench` (built), or from source
+ * `node --conditions=source --import tsx bench/src/run.ts [flags]`.
+ *
+ * Flags: `--duration S` (measured seconds per scenario, default 10), `--warmup S`
+ * (default 3), `--connections N` (default 50), `--only NAME` (repeatable or
+ * comma-separated; the bare Koa baseline always runs), `--server dist|source` (where
+ * the API server's code comes from; default: the bench's own), `--profile DIR` (also
+ * profile bare Koa, the index, run start in memory and on Redis, and insert with
+ * `--cpu-prof`, in an extra pass), `--json FILE` (the raw figures).
+ * Prints a Markdown report on stdout, progress on stderr.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isScenario, runBench, SCENARIOS, type ScenarioName } from './bench.js';
+import type { CodeOrigin } from './paths.js';
+import { formatReport } from './report.js';
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${value}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  // `pnpm bench -- --flag` hands the `--` on.
+  if (argv[0] === '--') argv.shift();
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      only: { type: 'string', multiple: true },
+      server: { type: 'string' },
+      profile: { type: 'string' },
+      json: { type: 'string' },
+    },
+    strict: true,
+  });
+  const only = values.only?.flatMap((o) => o.split(',')).map((o) => o.trim());
+  for (const name of only ?? []) {
+    if (!isScenario(name)) throw new Error(`unknown scenario ${name}; scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
+  }
+  if (values.server !== undefined && values.server !== 'dist' && values.server !== 'source') throw new Error('--server must be dist or source');
+  const warmup = values.warmup === '0' ? 0 : positive('warmup', values.warmup, 3);
+  const report = await runBench({
+    durationSeconds: positive('duration', values.duration, 10),
+    warmupSeconds: warmup,
+    connections: Math.round(positive('connections', values.connections, 50)),
+    ...(only !== undefined ? { only: only as ScenarioName[] } : {}),
+    ...(values.server !== undefined ? { serverOrigin: values.server as CodeOrigin } : {}),
+    ...(values.profile !== undefined ? { profile: { dir: values.profile } } : {}),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(report, null, 2));
+  process.stdout.write(`${formatReport(report)}\n`);
+}
+
+main().then(
+  // autocannon and the clients leave nothing open, but a stray handle must not keep a
+  // finished benchmark alive.
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
