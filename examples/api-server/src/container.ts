@@ -25,9 +25,9 @@ import {
   type RunQueue,
   type RunStore,
 } from '@svc/core';
-import { BullMqRuns, InMemoryRuns, type RunBackend } from '@svc/adapter-queue';
-import { FlexibleMemoryRateLimiter, RedisRateLimiter } from '@svc/adapter-ratelimit';
-import { SqlServerRecordWriter, type SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
+import { InMemoryRuns, type RunBackend } from '@svc/adapter-queue/memory';
+import { FlexibleMemoryRateLimiter } from '@svc/adapter-ratelimit/memory';
+import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { RoutingRecordWriter } from './routing-record-writer.js';
 import { ConfigError, type ServerSettings } from './settings.js';
@@ -127,24 +127,32 @@ export interface Adapters {
  */
 export async function pickAdapters(settings: ServerSettings, logger: Logger): Promise<Adapters> {
   const prefix = settings.redisPrefix;
-  const rateLimiter =
-    settings.redisUrl !== undefined
-      ? await RedisRateLimiter.connect(settings.redisUrl, { keyPrefix: `${prefix}:rl`, instanceCount: settings.rateLimits.instanceCount, logger })
-      : new FlexibleMemoryRateLimiter();
-  const runs: RunBackend =
-    settings.redisUrl !== undefined ? await BullMqRuns.connect({ redis: settings.redisUrl, prefix }, { logger }) : new InMemoryRuns();
-  const recordWriter = new RoutingRecordWriter(
-    emulatedConnectionIds(settings),
-    new SqlServerRecordWriter({
-      connections: sqlServerConnections(settings),
+  // Redis, BullMQ and SQL Server stacks are loaded only when configured: an in-memory
+  // server starts faster and smaller (bench/BENCHMARKS.md: RSS idle, start to listening).
+  let rateLimiter: Adapters['rateLimiter'];
+  let runs: RunBackend;
+  if (settings.redisUrl !== undefined) {
+    const [{ RedisRateLimiter }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
+    rateLimiter = await RedisRateLimiter.connect(settings.redisUrl, { keyPrefix: `${prefix}:rl:`, instanceCount: settings.rateLimits.instanceCount, logger });
+    runs = await BullMqRuns.connect({ redis: settings.redisUrl, prefix }, { logger });
+  } else {
+    rateLimiter = new FlexibleMemoryRateLimiter();
+    runs = new InMemoryRuns();
+  }
+  const sqlServerDetails = sqlServerConnections(settings);
+  let sqlServer: RecordWriter | undefined;
+  if (sqlServerDetails.size > 0) {
+    const { SqlServerRecordWriter } = await import('@svc/adapter-sqlserver');
+    sqlServer = new SqlServerRecordWriter({
+      connections: sqlServerDetails,
       ...(settings.egressSourceAddress !== undefined ? { egressSourceAddress: settings.egressSourceAddress } : {}),
       connectTimeoutMs: settings.sqlserver.connectTimeoutMs,
       requestTimeoutMs: settings.sqlserver.requestTimeoutMs,
       pool: { max: settings.sqlserver.poolMax },
       logger,
-    }),
-    demoRecordWriter(),
-  );
+    });
+  }
+  const recordWriter = new RoutingRecordWriter(emulatedConnectionIds(settings), sqlServer, demoRecordWriter());
   const readiness: Record<string, () => Promise<boolean>> =
     settings.redisUrl !== undefined ? { redis: () => runs.store.get('readyz-probe').then(() => true) } : {};
   return { rateLimiter, runs, recordWriter, readiness };

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { DEV_AGENT_ID, DEV_POSTGRESQL_CONNECTION_ID, DEV_SQLSERVER_CONNECTION_ID, devAccount } from './dev-account.js';
-import { startServer } from './server.js';
+import { startServer, type RunningServer } from './server.js';
 import { ConfigError, loadSettings, type ServerSettings } from './settings.js';
 
 async function main(): Promise<void> {
@@ -26,7 +26,34 @@ async function main(): Promise<void> {
   if (dev !== undefined) settings = { ...settings, accounts: [dev.account] };
 
   const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  // Handlers first: a signal that arrives while the listeners open still drains and stops.
+  const running: { server?: RunningServer } = {};
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: draining in-flight requests');
+    (running.server?.stop() ?? Promise.resolve()).then(
+      () => {
+        logger.info({}, 'stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ error_type: (error as Error)?.name }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+
   const server = await startServer(settings, logger);
+  running.server = server;
+  if (stopping) {
+    // The signal came while starting: stop what has just started.
+    await server.stop();
+    process.exit(0);
+  }
   logger.info({ port: server.port, egress_port: server.egressPort, base_url: settings.baseUrl, egress_url: settings.egressUrl }, 'listening');
 
   if (dev !== undefined) {
@@ -45,22 +72,6 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     );
   }
-
-  const stop = (signal: string): void => {
-    logger.info({ signal }, 'stopping: draining in-flight requests');
-    server.stop().then(
-      () => {
-        logger.info({}, 'stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ error_type: (error as Error)?.name }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((error: unknown) => {

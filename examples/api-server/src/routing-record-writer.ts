@@ -8,17 +8,20 @@ import type { InsertCommand, RecordWriter, Result, UpdateCommand, WriteError, Wr
 export class RoutingRecordWriter implements RecordWriter {
   /**
    * @param emulated - ids of the connections served by `demo`.
-   * @param sqlServer - writer of every other connection.
+   * @param sqlServer - writer of every other connection; absent when none is configured.
    * @param demo - in-memory writer.
    */
   constructor(
     private readonly emulated: ReadonlySet<string>,
-    private readonly sqlServer: RecordWriter,
+    private readonly sqlServer: RecordWriter | undefined,
     private readonly demo: RecordWriter,
   ) {}
 
   private pick(connectionId: string): RecordWriter {
-    return this.emulated.has(connectionId) ? this.demo : this.sqlServer;
+    if (this.emulated.has(connectionId)) return this.demo;
+    // Only configured sqlserver connections reach here, and each has a writer: a bug if not.
+    if (this.sqlServer === undefined) throw new Error(`no SQL Server writer for connection ${connectionId}`);
+    return this.sqlServer;
   }
 
   insert(command: InsertCommand): Promise<Result<WriteOutcome, WriteError>> {
@@ -31,6 +34,6 @@ export class RoutingRecordWriter implements RecordWriter {
 
   /** Closes the SQL Server pools (the demo tables hold nothing to close). */
   async close(): Promise<void> {
-    await (this.sqlServer as { close?(): Promise<void> }).close?.();
+    await (this.sqlServer as { close?(): Promise<void> } | undefined)?.close?.();
   }
 }

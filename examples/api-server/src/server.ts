@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@svc/core';
 import type { Container } from 'inversify';
-import { DemoRunProcessor, LogNotifier } from '@svc/adapter-queue';
+import { DemoRunProcessor, LogNotifier } from '@svc/adapter-queue/memory';
 import { buildApps, buildContainer, pickAdapters } from './container.js';
 import type { ServerSettings } from './settings.js';
 
