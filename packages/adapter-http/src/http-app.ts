@@ -23,7 +23,7 @@ import { deprecationHeaders, type Deprecation } from './deprecation.js';
 import { llmsTxt } from './llms-txt.js';
 import { openApiYaml } from './openapi.js';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemOf, problemOfDomainError, STATUS_BY_CODE, type HttpErrorCode } from './problem.js';
-import { rateLimitHeaders } from './rate-limit-headers.js';
+import { setRateLimitHeaders } from './rate-limit-headers.js';
 
 /** A Koa application built by {@link createHttpApp} or {@link createEgressApp}. */
 export type HttpApp = Koa;
@@ -77,17 +77,27 @@ function header(ctx: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** `Content-Type` of JSON answers, as Koa's `ctx.type = 'application/json'` writes it. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Status, `Content-Type` and a JSON text body, in the order Koa's `ctx.status`, `ctx.type`
+ * and `ctx.body` setters would set them, without their media-type lookup.
+ */
+function send(ctx: Context, status: number, contentType: string, text: string): void {
+  const response = ctx.response;
+  response.status = status;
+  ctx.res.setHeader('Content-Type', contentType);
+  response.body = text;
+}
+
 function sendProblem(ctx: Context, code: HttpErrorCode, detail: string, errors?: DomainError['errors']): void {
   const body = problemOf(code, detail, { errors, requestId: ctx.state['requestId'] as string });
-  ctx.status = body.status;
-  ctx.type = PROBLEM_CONTENT_TYPE;
-  ctx.body = JSON.stringify(body);
+  send(ctx, body.status, PROBLEM_CONTENT_TYPE, JSON.stringify(body));
 }
 
 function sendJson(ctx: Context, status: number, body: unknown): void {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.body = JSON.stringify(body);
+  send(ctx, status, JSON_CONTENT_TYPE, JSON.stringify(body));
 }
 
 /**
@@ -101,7 +111,7 @@ function requestContext(logger: Logger): Middleware {
     const incoming = header(ctx, 'x-request-id');
     const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state['requestId'] = requestId;
-    ctx.set('X-Request-Id', requestId);
+    ctx.res.setHeader('X-Request-Id', requestId);
     try {
       await next();
     } catch (error) {
@@ -159,13 +169,26 @@ function notFound(ctx: Context): void {
 /** Everything the two apps share: authentication, JSON bodies, metered answers. */
 class Operations {
   private readonly parseJson: Middleware;
+  /** The deprecation headers of each deprecated operation, computed once. */
+  readonly deprecationHeaders: Partial<Record<HttpOperation, readonly (readonly [string, string])[]>> = {};
 
   constructor(
     private readonly useCases: HttpUseCases,
     private readonly settings: HttpAppSettings,
   ) {
     const limit = settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-    this.parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: limit, jsonStrict: false, parsedMethods: ['POST', 'PATCH', 'PUT'] }) as unknown as Middleware;
+    for (const [operation, d] of Object.entries(settings.deprecations ?? {}) as [HttpOperation, Deprecation | undefined][]) {
+      if (d !== undefined) this.deprecationHeaders[operation] = Object.entries(deprecationHeaders(d));
+    }
+    // extendTypes: the body parser must parse every media type the check in body() lets
+    // through, or a `+json` body would be read as {} and refused for the wrong reason.
+    this.parseJson = bodyParser({
+      enableTypes: ['json'],
+      extendTypes: { json: ['application/json', 'application/*+json'] },
+      jsonLimit: limit,
+      jsonStrict: false,
+      parsedMethods: ['POST', 'PATCH', 'PUT'],
+    }) as unknown as Middleware;
   }
 
   /** Authenticates, or answers 401 / 403 and returns `undefined`. */
@@ -230,7 +253,7 @@ class Operations {
     } catch (error) {
       if (!(error instanceof HttpProblem)) throw error;
       const { result, rateLimit } = await charge();
-      ctx.set(rateLimitHeaders(rateLimit));
+      setRateLimitHeaders(ctx.res, rateLimit);
       if (!rateLimit.allowed && !result.ok) throw new HttpProblem(result.error.code, result.error.detail);
       throw error;
     }
@@ -238,21 +261,19 @@ class Operations {
 
   /** Sends a metered use-case answer: rate-limit headers, then data or problem details. */
   sendMetered<T, C extends DomainErrorCode>(ctx: Context, metered: Metered<T, C>, status: number): void {
-    ctx.set(rateLimitHeaders(metered.rateLimit));
+    setRateLimitHeaders(ctx.res, metered.rateLimit);
     if (metered.result.ok) sendJson(ctx, status, { data: metered.result.value });
     else this.sendError(ctx, metered.result.error);
   }
 
   sendError(ctx: Context, error: DomainError): void {
-    const body = problemOfDomainError(error, ctx.state['requestId'] as string);
-    ctx.status = STATUS_BY_CODE[error.code];
-    ctx.type = PROBLEM_CONTENT_TYPE;
-    ctx.body = JSON.stringify(body);
+    send(ctx, STATUS_BY_CODE[error.code], PROBLEM_CONTENT_TYPE, JSON.stringify(problemOfDomainError(error, ctx.state['requestId'] as string)));
   }
 
   deprecate(ctx: Context, operation: HttpOperation): void {
-    const d = this.settings.deprecations?.[operation];
-    if (d !== undefined) ctx.set(deprecationHeaders(d));
+    const headers = this.deprecationHeaders[operation];
+    if (headers === undefined) return;
+    for (const [name, value] of headers) ctx.res.setHeader(name, value);
   }
 
   /** A row write handler; `route` is fixed on the egress address, else read from the header. */
@@ -288,16 +309,53 @@ function noneMatch(ctx: Context, etag: string): boolean {
   return header.split(',').some((tag) => opaque(tag) === opaque(etag));
 }
 
-function cachedText(ctx: Context, type: string, body: Buffer, etag: string, maxAgeSeconds: number): void {
-  ctx.set('ETag', etag);
-  ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-  ctx.status = 200;
-  if (noneMatch(ctx, etag)) {
-    ctx.status = 304;
+/**
+ * A precomputed answer to `GET` (and so `HEAD`) of a resource that does not change while
+ * the app runs: the index, the OpenAPI document, llms.txt, the OAuth metadata, `/livez`.
+ */
+interface FixedAnswer {
+  /** Headers before the body's, in order: deprecation, then `ETag` and `Cache-Control`. */
+  readonly headers: readonly (readonly [string, string])[];
+  /** The validator of `If-None-Match`; absent: not cacheable, always 200. */
+  readonly etag?: string;
+  /** The `Content-Type` header, as Koa's `ctx.type` setter writes it. */
+  readonly contentType: string;
+  readonly body: Buffer | string;
+}
+
+function cachedAnswer(contentType: string, body: Buffer, maxAgeSeconds: number, before: readonly (readonly [string, string])[] = []): FixedAnswer {
+  const etag = etagOf(body);
+  return { headers: [...before, ['ETag', etag], ['Cache-Control', `public, max-age=${maxAgeSeconds}`]], etag, contentType, body };
+}
+
+function sendFixed(ctx: Context, answer: FixedAnswer): void {
+  const res = ctx.res;
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  const response = ctx.response;
+  response.status = 200;
+  if (answer.etag !== undefined && noneMatch(ctx, answer.etag)) {
+    response.status = 304;
     return;
   }
-  ctx.type = type;
-  ctx.body = body;
+  res.setHeader('Content-Type', answer.contentType);
+  response.body = answer.body;
+}
+
+/**
+ * Answers `GET` and `HEAD` of the exact paths of `answers` before the router runs: the
+ * index and the documents are the most requested and cheapest answers. Any other
+ * spelling the router accepts (trailing slash, other case) still reaches the router,
+ * whose handlers send the same answers.
+ */
+function fixedAnswers(answers: ReadonlyMap<string, FixedAnswer>): Middleware {
+  return (ctx: Context, next: Next) => {
+    const method = ctx.method;
+    if (method === 'GET' || method === 'HEAD') {
+      const answer = answers.get(ctx.path);
+      if (answer !== undefined) return sendFixed(ctx, answer);
+    }
+    return next();
+  };
 }
 
 function etagOf(body: Buffer): string {
@@ -321,7 +379,6 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
   const router = new Router();
 
   const indexBody = Buffer.from(JSON.stringify(useCases.describeApi.execute()));
-  const indexTag = etagOf(indexBody);
   const yaml = Buffer.from(
     openApiYaml({
       baseUrl: settings.baseUrl,
@@ -330,9 +387,7 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
       deprecatedOperations: Object.keys(settings.deprecations ?? {}),
     }),
   );
-  const yamlTag = etagOf(yaml);
   const llms = Buffer.from(llmsTxt(useCases.describeApi.execute()));
-  const llmsTag = etagOf(llms);
   const protectedResource = Buffer.from(
     JSON.stringify({
       resource: `${settings.baseUrl}/api/v1`,
@@ -343,12 +398,17 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
     }),
   );
 
-  route(router, '/api/v1', {
-    GET: (ctx) => {
-      ops.deprecate(ctx, 'describeApi');
-      cachedText(ctx, 'application/json', indexBody, indexTag, maxAge);
-    },
-  });
+  const fixed = new Map<string, FixedAnswer>([
+    ['/api/v1', cachedAnswer(JSON_CONTENT_TYPE, indexBody, maxAge, ops.deprecationHeaders.describeApi)],
+    ['/openapi.yaml', cachedAnswer('application/yaml; charset=utf-8', yaml, maxAge)],
+    ['/llms.txt', cachedAnswer('text/plain; charset=utf-8', llms, maxAge)],
+    ['/.well-known/oauth-protected-resource', cachedAnswer(JSON_CONTENT_TYPE, protectedResource, maxAge)],
+    ['/livez', { headers: [], contentType: JSON_CONTENT_TYPE, body: JSON.stringify({ status: 'ok' }) }],
+  ]);
+  fixed.set('/docs/api-reference/openapi.yaml', fixed.get('/openapi.yaml') as FixedAnswer);
+  fixed.set('/docs', fixed.get('/llms.txt') as FixedAnswer);
+  for (const [path, answer] of fixed) route(router, path, { GET: (ctx) => sendFixed(ctx, answer) });
+
   const records = { POST: ops.recordWrite('insertRecord', 'insertRecord', false), PATCH: ops.recordWrite('updateRecord', 'updateRecord', false) };
   route(router, '/api/v1/connections/:connection_id/records', records);
   route(router, '/api/v1/agents/:agent_id/run', {
@@ -359,7 +419,7 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
       const input = { principal, agentId: String(ctx['params']?.agent_id ?? ''), body: undefined };
       const body = await ops.meteredBody(ctx, () => useCases.startRun.execute(input));
       const metered = await useCases.startRun.execute({ ...input, body });
-      if (metered.result.ok) ctx.set('Location', metered.result.value.status_url);
+      if (metered.result.ok) ctx.res.setHeader('Location', metered.result.value.status_url);
       ops.sendMetered(ctx, metered, 202);
     },
   });
@@ -372,16 +432,6 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
       ops.sendMetered(ctx, metered, 200);
     },
   });
-  for (const path of ['/openapi.yaml', '/docs/api-reference/openapi.yaml']) {
-    route(router, path, { GET: (ctx) => cachedText(ctx, 'application/yaml; charset=utf-8', yaml, yamlTag, maxAge) });
-  }
-  for (const path of ['/llms.txt', '/docs']) {
-    route(router, path, { GET: (ctx) => cachedText(ctx, 'text/plain; charset=utf-8', llms, llmsTag, maxAge) });
-  }
-  route(router, '/.well-known/oauth-protected-resource', {
-    GET: (ctx) => cachedText(ctx, 'application/json', protectedResource, etagOf(protectedResource), maxAge),
-  });
-  route(router, '/livez', { GET: (ctx) => sendJson(ctx, 200, { status: 'ok' }) });
   route(router, '/readyz', {
     GET: async (ctx) => {
       const checks: Record<string, 'ok' | 'failing'> = {};
@@ -398,6 +448,7 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
   });
 
   app.use(requestContext(logger));
+  app.use(fixedAnswers(fixed));
   app.use(router.routes());
   app.use(notFound);
   return app;

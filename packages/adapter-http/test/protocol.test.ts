@@ -159,6 +159,11 @@ describe('adapter-http: protocol', function () {
   });
 
   describe('request bodies', function () {
+    it('reads a body sent as application/<vendor>+json like application/json', async function () {
+      const answer = await call(apps.url, 'POST', recordsPath(), { headers: { ...key, 'content-type': 'application/vnd.svc+json' }, raw: JSON.stringify(anInsert()) });
+      expectData(answer, 201);
+    });
+
     it('answers 415 to a text/plain or missing content type, before reading JSON', async function () {
       const body = JSON.stringify(anInsert());
       expectProblem(await call(apps.url, 'POST', recordsPath(), { headers: { ...key, 'content-type': 'text/plain' }, raw: body }), 415, 'unsupported_media_type');
