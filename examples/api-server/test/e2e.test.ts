@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { addresses, AGENT_B, AGENTS, e2eConfig, INDEX, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
-import { apiKey, bearer, call, expectData, expectProblem, expectRateLimited, expectRateLimitHeaders, type Answer, type Problem } from './support/http.js';
+import { apiKey, bearer, call, expectData, expectProblem, expectRateLimited, expectRateLimitHeaders, type Answer, type Problem } from '../../../tools/test-support/http.js';
 import { startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
 const key = apiKey(SECRETS.keyA);

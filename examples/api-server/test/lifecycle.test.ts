@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { sha256Hex } from '@svc/core';
 import { addresses, AGENTS, e2eConfig, SECRETS, SQL_A, type Addresses } from './support/fixture.js';
-import { apiKey, bearer, call, expectData, expectProblem } from './support/http.js';
+import { apiKey, bearer, call, expectData, expectProblem } from '../../../tools/test-support/http.js';
 import { CLI, runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
 const MAIN = 'examples/api-server/src/main.ts';

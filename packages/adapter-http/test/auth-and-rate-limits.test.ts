@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { anAgent } from '@svc/core/testing';
-import { expectData, expectProblem, expectRateLimited, expectRateLimitHeaders } from './support/assertions.js';
+import { expectData, expectProblem, expectRateLimited, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import {
   anInsert,
   anUpdate,

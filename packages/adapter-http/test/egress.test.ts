@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectData, expectProblem, expectRateLimitHeaders } from './support/assertions.js';
+import { expectData, expectProblem, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import {
   anInsert,
   anUpdate,

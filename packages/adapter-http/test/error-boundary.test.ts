@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DependencyUnavailableError, GetRun, RequestQuota, type RateLimiter } from '@svc/core';
-import { expectProblem } from './support/assertions.js';
+import { expectProblem } from '../../../tools/test-support/http.js';
 import { anInsert, anUpdate, apiKey, BASE_URL, bearer, call, recordsPath, runPath, SECRETS, startApps, type RunningApps } from './support/harness.js';
 
 const SQL = "INSERT INTO [dbo].[payroll] ([salary]) VALUES (@p0); -- Server=db.internal.example;User Id=svc_writer;Password=Hunter2-Secret!";

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { expect } from 'chai';
-import { expectData, expectProblem, expectRateLimitHeaders } from './support/assertions.js';
+import { expectData, expectProblem, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import {
   anInsert,
   apiKey,

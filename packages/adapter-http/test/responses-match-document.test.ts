@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DependencyUnavailableError } from '@svc/core';
 import { aFileReference } from '@svc/core/testing';
-import { expectProblem } from './support/assertions.js';
+import { expectProblem } from '../../../tools/test-support/http.js';
 import {
   anInsert,
   anUpdate,

@@ -197,48 +197,7 @@ export async function startApps(options: AppOptions = {}): Promise<RunningApps> 
   };
 }
 
-/** An answer, fully read. */
-export interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  /** The parsed body, `undefined` when it is not JSON. */
-  readonly body: unknown;
-}
-
-/** Request options of {@link call}. */
-export interface CallOptions {
-  readonly headers?: Record<string, string>;
-  /** Sent as JSON with `Content-Type: application/json` unless `raw` is given. */
-  readonly json?: unknown;
-  /** Sent as is (set the content type in `headers`). */
-  readonly raw?: string | Uint8Array;
-}
-
-/** One HTTP request with the global fetch; the body is read completely. */
-export async function call(base: string, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  let body: string | Uint8Array | undefined;
-  if (options.raw !== undefined) body = options.raw;
-  else if (options.json !== undefined) {
-    body = JSON.stringify(options.json);
-    headers['content-type'] ??= 'application/json';
-  }
-  const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, body: parsed };
-}
-
-/** The `X-API-Key` header of a secret. */
-export const apiKey = (secret: string): Record<string, string> => ({ 'x-api-key': secret });
-/** The `Authorization: Bearer` header of a secret. */
-export const bearer = (secret: string): Record<string, string> => ({ authorization: `Bearer ${secret}` });
+export { apiKey, bearer, call, type Answer, type CallOptions } from '../../../../tools/test-support/http.js';
 
 /** Path of the row writes of a connection on the main address. */
 export const recordsPath = (connectionId: string = CONNECTION_ID): string => `/api/v1/connections/${connectionId}/records`;

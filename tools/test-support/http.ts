@@ -1,5 +1,6 @@
+// HTTP client helpers and assertions shared by the HTTP adapter's tests and the API
+// server's end-to-end tests (CONTRACT.md "Envelope and errors", "Rate limits").
 import { expect } from 'chai';
-import type { Answer } from './harness.js';
 
 /** The six rate-limit headers of every authenticated answer (429 adds Retry-After). */
 export const RATE_LIMIT_HEADERS = [
@@ -48,6 +49,7 @@ export function expectData<T>(answer: Answer, status: number): T {
   expect(answer.status, `status; body: ${answer.text}`).to.equal(status);
   expect(answer.headers.get('content-type')).to.match(/^application\/json(;|$)/);
   expect(answer.body).to.be.an('object').with.all.keys('data');
+  expect(answer.headers.get('x-request-id'), 'X-Request-Id').to.be.a('string').and.not.equal('');
   return (answer.body as { data: T }).data;
 }
 
@@ -84,3 +86,46 @@ export function expectRateLimited(answer: Answer, limit: number, windowSeconds: 
   // The delta and the absolute time describe the same instant (to a second of rounding).
   expect(Math.abs(resetAt - now - reset)).to.be.at.most(2);
 }
+
+/** An answer, fully read. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  /** The parsed body, `undefined` when it is not JSON. */
+  readonly body: unknown;
+}
+
+/** Request options of {@link call}. */
+export interface CallOptions {
+  readonly headers?: Record<string, string>;
+  /** Sent as JSON with `Content-Type: application/json` unless `raw` is given. */
+  readonly json?: unknown;
+  /** Sent as is (set the content type in `headers`). */
+  readonly raw?: string | Uint8Array;
+}
+
+/** One HTTP request with the global fetch, as a client sends it; the body is read completely. `path` may be absolute. */
+export async function call(base: string, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  let body: string | Uint8Array | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(/^https?:/u.test(path) ? path : `${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+/** The `X-API-Key` header of a secret. */
+export const apiKey = (secret: string): Record<string, string> => ({ 'x-api-key': secret });
+/** The `Authorization: Bearer` header of a secret. */
+export const bearer = (secret: string): Record<string, string> => ({ authorization: `Bearer ${secret}` });
