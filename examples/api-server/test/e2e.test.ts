@@ -26,6 +26,9 @@ function withoutRequestId(answer: Answer): Record<string, unknown> {
   return rest;
 }
 
+/** getRun is marked deprecated in the configuration file (CONTRACT.md "Index and versioning"). */
+const GET_RUN_DEPRECATION = { deprecated_at: '2026-12-01T00:00:00Z', sunset_at: '2027-06-30T00:00:00Z', link: 'https://e2e.example/changelog#get-run' };
+
 describe('examples/api-server end to end (child process)', function () {
   this.timeout(30_000);
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -37,7 +40,7 @@ describe('examples/api-server end to end (child process)', function () {
   before(async function () {
     dir = await tempDir();
     at = await addresses();
-    server = await startServerProcess(await writeConfig(dir.path, e2eConfig(at)), at.url, at.egressUrl);
+    server = await startServerProcess(await writeConfig(dir.path, e2eConfig(at, { deprecations: { getRun: GET_RUN_DEPRECATION } })), at.url, at.egressUrl);
     base = server.url;
     egress = server.egressUrl;
   });
@@ -260,6 +263,17 @@ describe('examples/api-server end to end (child process)', function () {
   });
 
   describe('runs', function () {
+    it('answers the operation deprecated in the config file with Deprecation, Sunset and Link, and no other', async function () {
+      const started = await call(base, 'POST', run(), { headers: key, json: { message: 'deprecation check' } });
+      expect(started.status).to.equal(202);
+      expect(started.headers.get('deprecation')).to.equal(null);
+      const read = await call(base, 'GET', new URL(started.headers.get('location') ?? '').pathname, { headers: key });
+      expect(read.status).to.equal(200);
+      expect(read.headers.get('deprecation')).to.equal(`@${Date.parse(GET_RUN_DEPRECATION.deprecated_at) / 1000}`);
+      expect(read.headers.get('sunset')).to.equal(new Date(GET_RUN_DEPRECATION.sunset_at).toUTCString());
+      expect(read.headers.get('link')).to.equal(`<${GET_RUN_DEPRECATION.link}>; rel="deprecation"; type="text/html"`);
+    });
+
     const start = (body: unknown): Promise<Answer> => call(base, 'POST', run(AGENTS.bounds), { headers: key, json: body });
 
     it('202 with Location equal to data.status_url, and GET there answers the run', async function () {

@@ -90,6 +90,8 @@ export interface World {
   readonly writer: InMemoryRecordWriter;
   readonly runs: InMemoryRunStore;
   readonly queue: InMemoryRunQueue;
+  /** The quota every use case charges (to build replacement use cases on). */
+  readonly quota: RequestQuota;
   readonly useCases: HttpUseCases;
 }
 
@@ -149,7 +151,7 @@ function buildWorld(limits: RateLimitSettings | undefined): World {
     startRun: new StartRun(agents, queue, quota, ids, clock, { baseUrl: BASE_URL }),
     getRun: new GetRun(runs, quota, { baseUrl: BASE_URL }),
   };
-  return { agents, connections, writer, runs, queue, useCases };
+  return { agents, connections, writer, runs, queue, quota, useCases };
 }
 
 function listen(server: Server): Promise<string> {
