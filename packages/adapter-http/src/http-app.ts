@@ -378,7 +378,8 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
   app.silent = true;
   const router = new Router();
 
-  const indexBody = Buffer.from(JSON.stringify(useCases.describeApi.execute()));
+  const index = useCases.describeApi.execute();
+  const indexBody = Buffer.from(JSON.stringify(index));
   const yaml = Buffer.from(
     openApiYaml({
       baseUrl: settings.baseUrl,
@@ -387,14 +388,14 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
       deprecatedOperations: Object.keys(settings.deprecations ?? {}),
     }),
   );
-  const llms = Buffer.from(llmsTxt(useCases.describeApi.execute()));
+  const llms = Buffer.from(llmsTxt(index));
   const protectedResource = Buffer.from(
     JSON.stringify({
       resource: `${settings.baseUrl}/api/v1`,
-      scopes_supported: useCases.describeApi.execute().authentication.methods[0]?.scopes_supported ?? [],
+      scopes_supported: index.authentication.methods[0]?.scopes_supported ?? [],
       bearer_methods_supported: ['header'],
-      resource_name: useCases.describeApi.execute().name,
-      resource_documentation: useCases.describeApi.execute().documentation_url,
+      resource_name: index.name,
+      resource_documentation: index.documentation_url,
     }),
   );
 

@@ -5,7 +5,7 @@ import { aRun, runQueueContract } from '@svc/core/testing';
 import { BullMqRuns, DemoRunProcessor, INTERRUPTED_REASON, type BullMqRunsSettings } from '@svc/adapter-queue';
 import { eventually as waitFor } from '@svc/core/testing';
 import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
-import { followStatuses, GatedProcessor, RecordingNotifier, startFixture, type Child } from './support/runs.js';
+import { expectRunToSucceedOnce, RecordingNotifier, startFixture, type Child } from './support/runs.js';
 
 describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
   const runPrefix = uniquePrefix('q');
@@ -68,21 +68,8 @@ describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
 
   it('follows a run through RunStore.get: queued → running → succeeded, notified once', async function () {
     const runs = await openRuns();
-    const processor = new GatedProcessor({ ok: true });
-    const notifier = new RecordingNotifier();
     const run = aRun({ runId: 'follow-1' });
-    await runs.queue.enqueue(run);
-    const first = (await runs.store.get(run.runId))?.status; // before any worker can take it
-    await runs.startWorker(processor, { notifier });
-    // The gate holds the run `running` until it has been seen.
-    const later = await followStatuses(runs.store, run.runId, (s) => {
-      if (s === 'running') processor.release();
-    });
-    const statuses = [first, ...later].filter((s, i, all) => i === 0 || all[i - 1] !== s);
-    expect(statuses).to.deep.equal(['queued', 'running', 'succeeded']);
-    expect(await runs.store.get(run.runId)).to.include({ status: 'succeeded', attempts: 1 });
-    await waitFor(() => notifier.finished.length > 0, 'no notification');
-    expect(notifier.count(run.runId)).to.equal(1);
+    await expectRunToSucceedOnce(runs, run);
     expect(await runs.queue.queue.getJobState(run.runId)).to.equal('completed');
   });
 

@@ -3,7 +3,7 @@ import type { Run, RunProcessingResult, RunProcessor } from '@svc/core';
 import { aRun, runQueueContract } from '@svc/core/testing';
 import { DemoRunProcessor, InMemoryRuns, LogNotifier } from '@svc/adapter-queue';
 import { eventually as waitFor, RecordingLogger } from '@svc/core/testing';
-import { followStatuses, GatedProcessor, RecordingNotifier } from './support/runs.js';
+import { expectRunToSucceedOnce, GatedProcessor, RecordingNotifier } from './support/runs.js';
 
 runQueueContract('InMemoryRuns', () => {
   const runs = new InMemoryRuns();
@@ -20,23 +20,9 @@ describe('InMemoryRuns with an InProcessRunWorker', function () {
   });
 
   it('moves a run queued → running → succeeded and notifies once', async function () {
-    const processor = new GatedProcessor({ ok: true });
-    const notifier = new RecordingNotifier();
     const run = aRun({ runId: 'mem-ok' });
-    await runs.queue.enqueue(run);
-    const first = (await runs.store.get(run.runId))?.status; // before any worker can take it
-    await runs.startWorker(processor, { notifier });
-    // The gate holds the run `running` until it has been seen.
-    const later = await followStatuses(runs.store, run.runId, (s) => {
-      if (s === 'running') processor.release();
-    });
-    const statuses = [first, ...later].filter((s, i, all) => i === 0 || all[i - 1] !== s);
-    expect(statuses).to.deep.equal(['queued', 'running', 'succeeded']);
-    const stored = await runs.store.get(run.runId);
-    expect(stored).to.include({ status: 'succeeded', attempts: 1 });
+    const stored = await expectRunToSucceedOnce(runs, run);
     expect(stored?.updatedAt.getTime()).to.be.greaterThan(run.createdAt.getTime());
-    expect(notifier.count(run.runId)).to.equal(1);
-    expect(notifier.finished[0]?.status).to.equal('succeeded');
   });
 
   it('fails a run at once with the processor reason when it answers ok: false', async function () {

@@ -10,7 +10,6 @@ import {
   RequestQuota,
   StartRun,
   UpdateRecord,
-  type Logger,
   type RateLimitSettings,
 } from '@svc/core';
 import {
@@ -28,6 +27,7 @@ import {
   InMemoryRunStore,
   SequentialIdGenerator,
   SystemClock,
+  RecordingLogger,
 } from '@svc/core/testing';
 
 /** `{base_url}` and `{egress_url}` the apps under test are configured with (not where they listen). */
@@ -53,35 +53,6 @@ export const FOREIGN_CONNECTION_ID = '11111111-2222-4333-8444-555555555555';
 /** Agents of account A and of account B. */
 export const AGENT_ID = anAgent().agentId;
 export const FOREIGN_AGENT_ID = 'agent_of_b';
-
-/** One log call, as the fake logger kept it. */
-export interface LogLine {
-  readonly level: 'info' | 'warn' | 'error';
-  readonly message: string;
-  readonly fields: Record<string, unknown>;
-}
-
-/** A logger that keeps every line, to assert on what was (not) logged. */
-export class CollectingLogger implements Logger {
-  readonly lines: LogLine[] = [];
-
-  info(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'info', message, fields });
-  }
-
-  warn(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'warn', message, fields });
-  }
-
-  error(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ level: 'error', message, fields });
-  }
-
-  /** Every line as the JSON text a log sink would write. */
-  text(): string {
-    return this.lines.map((l) => JSON.stringify({ level: l.level, msg: l.message, ...l.fields })).join('\n');
-  }
-}
 
 /** The in-memory world behind the apps under test. */
 export interface World {
@@ -111,7 +82,7 @@ export interface RunningApps {
   /** Where the egress app listens. */
   readonly egressUrl: string;
   readonly world: World;
-  readonly logger: CollectingLogger;
+  readonly logger: RecordingLogger;
   readonly settings: HttpAppSettings;
   close(): Promise<void>;
 }
@@ -175,7 +146,7 @@ function close(server: Server): Promise<void> {
 export async function startApps(options: AppOptions = {}): Promise<RunningApps> {
   const world = buildWorld(options.limits);
   const useCases = { ...world.useCases, ...(options.override?.(world) ?? {}) };
-  const logger = new CollectingLogger();
+  const logger = new RecordingLogger();
   const settings: HttpAppSettings = {
     baseUrl: BASE_URL,
     egressUrl: EGRESS_URL,

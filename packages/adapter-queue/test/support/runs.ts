@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Notifier, Run, RunProcessingResult, RunProcessor, RunStatus, RunStore } from '@svc/core';
+import { eventually } from '@svc/core/testing';
+import { expect } from 'chai';
+import type { RunBackend } from '@svc/adapter-queue';
 
 /** A notifier that keeps every run it was told about. */
 export class RecordingNotifier implements Notifier {
@@ -92,4 +95,29 @@ export function startFixture(name: string, env: Record<string, string>): Child {
       await exited;
     },
   };
+}
+
+/**
+ * The worker behaviour both run backends share: `run` is enqueued, read `queued` before
+ * any worker takes it, then seen `running` (a gated processor holds it there), then
+ * `succeeded` after one attempt, and the notifier is told exactly once.
+ * @returns the stored run at the end, for backend-specific checks.
+ */
+export async function expectRunToSucceedOnce(runs: RunBackend, run: Run): Promise<Run | undefined> {
+  const processor = new GatedProcessor({ ok: true });
+  const notifier = new RecordingNotifier();
+  await runs.queue.enqueue(run);
+  const first = (await runs.store.get(run.runId))?.status; // before any worker can take it
+  await runs.startWorker(processor, { notifier });
+  const later = await followStatuses(runs.store, run.runId, (s) => {
+    if (s === 'running') processor.release();
+  });
+  const statuses = [first, ...later].filter((s, i, all) => i === 0 || all[i - 1] !== s);
+  expect(statuses).to.deep.equal(['queued', 'running', 'succeeded']);
+  const stored = await runs.store.get(run.runId);
+  expect(stored).to.include({ status: 'succeeded', attempts: 1 });
+  await eventually(() => notifier.finished.length > 0, 'a notification');
+  expect(notifier.count(run.runId)).to.equal(1);
+  expect(notifier.finished[0]?.status).to.equal('succeeded');
+  return stored;
 }

@@ -122,6 +122,29 @@ class SqlFailure extends Error {
   }
 }
 
+
+/**
+ * Reads a `]`- or `'`-delimited token from `start` (just past the opening delimiter), a
+ * doubled delimiter standing for itself, as T-SQL quotes names and strings.
+ * @returns the token's value and the index just past its closing delimiter.
+ * @throws SqlFailure 105 when the token is not closed, as SQL Server answers.
+ */
+function readDelimited(sql: string, start: number, close: ']' | "'"): [string, number] {
+  let v = '';
+  let i = start;
+  for (;;) {
+    if (i >= sql.length) throw new SqlFailure({ number: 105, class: 15, message: `Unclosed quotation mark after the character string '${v}'.` });
+    if (sql[i] === close) {
+      if (sql[i + 1] !== close) return [v, i + 1];
+      v += close;
+      i += 2;
+    } else {
+      v += sql[i];
+      i += 1;
+    }
+  }
+}
+
 function tokenize(sql: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -133,40 +156,12 @@ function tokenize(sql: string): Token[] {
       const end = sql.indexOf('\n', i);
       i = end === -1 ? sql.length : end + 1;
     } else if (ch === '[') {
-      let v = '';
-      i += 1;
-      for (;;) {
-        if (i >= sql.length) throw new SqlFailure({ number: 105, class: 15, message: `Unclosed quotation mark after the character string '${v}'.` });
-        if (sql[i] === ']') {
-          if (sql[i + 1] === ']') {
-            v += ']';
-            i += 2;
-            continue;
-          }
-          i += 1;
-          break;
-        }
-        v += sql[i];
-        i += 1;
-      }
+      let v: string;
+      [v, i] = readDelimited(sql, i + 1, ']');
       tokens.push({ k: 'name', v, word: false });
     } else if (ch === "'" || ((ch === 'N' || ch === 'n') && sql[i + 1] === "'")) {
-      i += ch === "'" ? 1 : 2;
-      let v = '';
-      for (;;) {
-        if (i >= sql.length) throw new SqlFailure({ number: 105, class: 15, message: `Unclosed quotation mark after the character string '${v}'.` });
-        if (sql[i] === "'") {
-          if (sql[i + 1] === "'") {
-            v += "'";
-            i += 2;
-            continue;
-          }
-          i += 1;
-          break;
-        }
-        v += sql[i];
-        i += 1;
-      }
+      let v: string;
+      [v, i] = readDelimited(sql, i + (ch === "'" ? 1 : 2), "'");
       tokens.push({ k: 'str', v });
     } else if (ch === '@') {
       const m = /^@@?[A-Za-z0-9_#$@]+/u.exec(sql.slice(i));
