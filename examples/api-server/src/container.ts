@@ -27,6 +27,7 @@ import {
 } from '@svc/core';
 import { InMemoryRuns, type RunBackend } from '@svc/adapter-queue/memory';
 import { FlexibleMemoryRateLimiter } from '@svc/adapter-ratelimit/memory';
+import type { RedisDurabilityFinding } from '@svc/adapter-queue';
 import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { RoutingRecordWriter } from './routing-record-writer.js';
@@ -108,6 +109,24 @@ export function sqlServerConnections(settings: ServerSettings, env: NodeJS.Proce
   return out;
 }
 
+/**
+ * Reads Redis's persistence and eviction settings once at start and logs one warning per
+ * setting that could lose a run answered 202; with `redis.require_durable: true` such a
+ * setting (or settings that cannot be read) stops the start instead.
+ * Source: issue "Faults" part 5; README "Running it for real".
+ * @throws ConfigError naming every unsafe setting, when `redis.require_durable` is true.
+ */
+function checkRedisDurability(settings: ServerSettings, logger: Logger, findings: readonly RedisDurabilityFinding[]): void {
+  for (const f of findings) {
+    logger.warn({ component: 'redis', setting: f.setting, value: f.value, required: f.required }, `Redis setting unsafe for durable runs: ${f.risk}`);
+  }
+  if (findings.length > 0 && settings.durability.redisRequireDurable) {
+    throw new ConfigError(
+      `redis.require_durable is true, but Redis ${findings.map((f) => `${f.setting} is ${f.value} (needs ${f.required})`).join('; ')}`,
+    );
+  }
+}
+
 /** The adapters picked for one configuration, each closed on shutdown. */
 export interface Adapters {
   readonly rateLimiter: RateLimiter & { close?(): Promise<void> };
@@ -132,12 +151,13 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   let rateLimiter: Adapters['rateLimiter'];
   let runs: RunBackend;
   if (settings.redisUrl !== undefined) {
-    const [{ RedisRateLimiter }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
+    const [{ RedisRateLimiter }, { BullMqRuns, redisDurabilityFindings }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
+    checkRedisDurability(settings, logger, await redisDurabilityFindings(settings.redisUrl, logger));
     rateLimiter = await RedisRateLimiter.connect(settings.redisUrl, { keyPrefix: `${prefix}:rl:`, instanceCount: settings.rateLimits.instanceCount, logger });
-    runs = await BullMqRuns.connect({ redis: settings.redisUrl, prefix }, { logger });
+    runs = await BullMqRuns.connect({ redis: settings.redisUrl, prefix, finishedRunTtlSeconds: settings.durability.runRetentionSeconds }, { logger });
   } else {
     rateLimiter = new FlexibleMemoryRateLimiter();
-    runs = new InMemoryRuns();
+    runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
   }
   const sqlServerDetails = sqlServerConnections(settings);
   let sqlServer: RecordWriter | undefined;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
+import { DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
 import { parse as parseYaml } from 'yaml';
 
 /** How one listener binds. */
@@ -79,6 +79,15 @@ export interface ServerSettings {
   readonly logLevel: string;
   /** Milliseconds to finish in-flight requests on SIGTERM before closing anyway. */
   readonly shutdownGraceMs: number;
+  /** Durability of runs (issue "Faults" part 5). */
+  readonly durability: {
+    /** `redis.require_durable`: refuse to start when Redis's settings could lose a run. */
+    readonly redisRequireDurable: boolean;
+    /** `runs.retention_seconds`: seconds a finished run stays readable at its `status_url`. */
+    readonly runRetentionSeconds: number;
+    /** `runs.max_finished_in_memory`: finished runs the in-memory store keeps at most. */
+    readonly maxFinishedRunsInMemory: number;
+  };
   /** Index overrides (documentation URLs, trial, sandbox). */
   readonly index: {
     readonly name?: string;
@@ -137,6 +146,12 @@ export const configSchema = {
     },
     redis_url: { type: 'string', pattern: '^rediss?://' },
     redis_prefix: { type: 'string', minLength: 1, maxLength: 64 },
+    redis: { type: 'object', additionalProperties: false, properties: { require_durable: { type: 'boolean' } } },
+    runs: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { retention_seconds: { type: 'integer', minimum: 60 }, max_finished_in_memory: { type: 'integer', minimum: 0 } },
+    },
     worker: {
       type: 'object',
       additionalProperties: false,
@@ -338,6 +353,11 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
     ),
     logLevel: c.log_level ?? 'info',
     shutdownGraceMs: c.shutdown_grace_ms ?? 10_000,
+    durability: {
+      redisRequireDurable: c.redis?.require_durable ?? false,
+      runRetentionSeconds: c.runs?.retention_seconds ?? DEFAULT_RUN_RETENTION_SECONDS,
+      maxFinishedRunsInMemory: c.runs?.max_finished_in_memory ?? DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS,
+    },
     index: {
       ...opt('name', c.index?.name as string | undefined),
       ...opt('documentationUrl', c.index?.documentation_url as string | undefined),

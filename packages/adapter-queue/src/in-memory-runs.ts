@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger, RunProcessor } from '@svc/core';
-import { InMemoryRunQueue, silentLogger } from '@svc/core';
+import { InMemoryRunQueue, silentLogger, type InMemoryRunStoreOptions } from '@svc/core';
 import type { RunWorkerOptions } from './bullmq-run-worker.js';
 import type { RunBackend } from './run-backend.js';
 import { RunLifecycle, typeOf } from './run-lifecycle.js';
@@ -108,14 +108,22 @@ export class InProcessRunWorker {
 /**
  * The in-memory runs of the embedded default: core's {@link InMemoryRunQueue} recording
  * into an {@link InMemoryRunStatusStore}, and in-process workers. The same shape as
- * {@link BullMqRuns}, so a composition root picks one by configuration.
+ * {@link BullMqRuns}, so a composition root picks one by configuration. Finished runs
+ * are kept for a retention and up to a cap (core `InMemoryRunStore`), so that memory stays
+ * bounded under load.
  */
 export class InMemoryRuns implements RunBackend {
   /** The run store (core `RunStore`), readable at once after `enqueue`. */
-  readonly store = new InMemoryRunStatusStore();
+  readonly store: InMemoryRunStatusStore;
   /** The run queue (core `RunQueue`). */
-  readonly queue = new InMemoryRunQueue(this.store);
+  readonly queue: InMemoryRunQueue;
   private readonly workers: InProcessRunWorker[] = [];
+
+  /** @param options - retention and cap of finished runs (core `InMemoryRunStore`). */
+  constructor(options: InMemoryRunStoreOptions = {}) {
+    this.store = new InMemoryRunStatusStore(options);
+    this.queue = new InMemoryRunQueue(this.store);
+  }
 
   /** Starts an {@link InProcessRunWorker} on this queue; {@link InMemoryRuns.close} closes it. */
   startWorker(processor: RunProcessor, options: InProcessRunWorkerOptions = {}): Promise<InProcessRunWorker> {

@@ -26,3 +26,4 @@ export { InMemoryRunStatusStore, type RunStatusStore, type RunStatusChange, type
 export { RunLifecycle, type AttemptOutcome, type RunLifecycleOptions } from './run-lifecycle.js';
 export { DemoRunProcessor, type DemoRunProcessorOptions } from './demo-run-processor.js';
 export { LogNotifier } from './log-notifier.js';
+export { redisDurabilityFindings, type RedisDurabilityFinding } from './redis-durability.js';

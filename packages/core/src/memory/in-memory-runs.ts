@@ -1,30 +1,111 @@
-import type { Run } from '../domain/run.js';
+import { FINAL_RUN_STATUSES, type Run } from '../domain/run.js';
+import type { Clock } from '../ports/clock.js';
 import type { RunQueue } from '../ports/run-queue.js';
 import type { RunStore } from '../ports/run-store.js';
+import { SystemClock } from './system-clock.js';
 
-/** Runs held in one process's memory. Embedded default and fake. */
+/**
+ * Default of {@link InMemoryRunStoreOptions.retentionSeconds} and of the API server's
+ * `runs.retention_seconds`: 7 days.
+ */
+export const DEFAULT_RUN_RETENTION_SECONDS = 7 * 24 * 3600;
+
+/**
+ * Default of {@link InMemoryRunStoreOptions.maxFinishedRuns}: 10,000 runs, about 18 MB of heap
+ * (measured: ~1.8 KB a finished run started with one file reference and a message).
+ */
+export const DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS = 10_000;
+
+/** Bounds of an {@link InMemoryRunStore}. */
+export interface InMemoryRunStoreOptions {
+  /**
+   * Seconds a finished run (`succeeded`, `failed`, `cancelled`) stays readable after it
+   * was saved finished (measured on `clock`, not on the run's own `updatedAt`, which a
+   * caller may set to any instant); then `get` answers `undefined` (404 at `status_url`).
+   * Default {@link DEFAULT_RUN_RETENTION_SECONDS}; `Infinity` keeps them.
+   */
+  readonly retentionSeconds?: number;
+  /**
+   * Most finished runs kept; past it the one that finished first is dropped.
+   * Default {@link DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS}; `Infinity` for no cap.
+   */
+  readonly maxFinishedRuns?: number;
+  /** The clock retention is measured on; default the system clock. */
+  readonly clock?: Clock;
+}
+
+/**
+ * Runs held in one process's memory. Embedded default and fake.
+ *
+ * Bounded (CONTRACT "Dependencies and faults": the in-memory default must not grow without
+ * limit under load): a run that is not final is always kept (it is owed an answer), while
+ * finished runs expire `retentionSeconds` after they finished and, past
+ * `maxFinishedRuns`, the one that finished first is dropped. Both are checked on every
+ * `save` and `get`, at O(1) amortised cost and without timers: finished runs are kept in
+ * the order they finished, so the oldest is always first.
+ */
 export class InMemoryRunStore implements RunStore {
   private readonly byId = new Map<string, Run>();
+  /** Finished run ids → when they finished (ms since the epoch), in finishing order. */
+  private readonly finished = new Map<string, number>();
+  private readonly retentionMs: number;
+  private readonly maxFinished: number;
+  private readonly clock: Clock;
+
+  /** @throws RangeError when a bound is not a number ≥ 0. */
+  constructor(options: InMemoryRunStoreOptions = {}) {
+    const retentionSeconds = options.retentionSeconds ?? DEFAULT_RUN_RETENTION_SECONDS;
+    const maxFinished = options.maxFinishedRuns ?? DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS;
+    if (!(retentionSeconds >= 0) || !(maxFinished >= 0)) throw new RangeError('retentionSeconds and maxFinishedRuns must be numbers ≥ 0');
+    this.retentionMs = retentionSeconds * 1000;
+    this.maxFinished = maxFinished;
+    this.clock = options.clock ?? new SystemClock();
+  }
 
   get(runId: string): Promise<Run | undefined> {
+    this.evict();
     return Promise.resolve(this.byId.get(runId));
   }
 
   save(run: Run): Promise<void> {
     this.byId.set(run.runId, run);
+    // Re-inserted so that the finishing order stays the map's order.
+    this.finished.delete(run.runId);
+    if (FINAL_RUN_STATUSES.has(run.status)) this.finished.set(run.runId, this.clock.now().getTime());
+    this.evict();
     return Promise.resolve();
+  }
+
+  /** True when a run with this id is held (not expired nor evicted yet). */
+  has(runId: string): boolean {
+    return this.byId.has(runId);
   }
 
   /** Every stored run, oldest first (for tests and diagnostics). */
   all(): readonly Run[] {
+    this.evict();
     return [...this.byId.values()];
+  }
+
+  /** How many runs are held, finished or not. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  private evict(): void {
+    const expiredBefore = this.clock.now().getTime() - this.retentionMs;
+    for (const [runId, finishedAt] of this.finished) {
+      if (this.finished.size <= this.maxFinished && finishedAt > expiredBefore) break;
+      this.finished.delete(runId);
+      this.byId.delete(runId);
+    }
   }
 }
 
 /**
  * A queue in one process's memory: `enqueue` saves the run in the store and appends its
  * id to a FIFO that a worker drains with {@link InMemoryRunQueue.take}. Idempotent by
- * `runId`. Runs are lost with the process: use the BullMQ queue where that matters.
+ * `runId` while the store holds the run (see {@link InMemoryRunStore}'s retention). Runs are lost with the process: use the BullMQ queue where that matters.
  */
 export class InMemoryRunQueue implements RunQueue {
   private readonly pending: string[] = [];
@@ -35,7 +116,7 @@ export class InMemoryRunQueue implements RunQueue {
   constructor(readonly store: InMemoryRunStore) {}
 
   async enqueue(run: Run): Promise<void> {
-    if (this.known.has(run.runId)) return;
+    if (this.known.has(run.runId) || this.store.has(run.runId)) return;
     await this.store.save(run);
     // Marked only once saved, so that a failed save can be retried with the same id.
     if (this.known.has(run.runId)) return;
@@ -46,7 +127,11 @@ export class InMemoryRunQueue implements RunQueue {
 
   /** Removes and returns the oldest pending run id, or `undefined` when none waits. */
   take(): string | undefined {
-    return this.pending.shift();
+    const runId = this.pending.shift();
+    // Past this point the store answers for the id (`has`), so the set stays as small as
+    // the queue instead of holding every run id ever seen.
+    if (runId !== undefined) this.known.delete(runId);
+    return runId;
   }
 
   /** Resolves when a run is pending (at once if one already is). */

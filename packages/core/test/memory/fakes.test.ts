@@ -39,6 +39,55 @@ describe('in-memory adapters beyond their contracts', function () {
     });
   });
 
+  describe('InMemoryRunStore bounds', function () {
+    const at = (clock: ManualClock) => clock.now();
+
+    it('keeps a finished run for the retention, then answers undefined', async function () {
+      const clock = new ManualClock();
+      const store = new InMemoryRunStore({ retentionSeconds: 60, clock });
+      await store.save(aRun({ runId: 'done', status: 'succeeded', updatedAt: at(clock) }));
+      await store.save(aRun({ runId: 'waiting', status: 'queued', updatedAt: at(clock) }));
+      clock.advanceSeconds(59);
+      expect((await store.get('done'))?.status).to.equal('succeeded');
+      clock.advanceSeconds(1);
+      expect(await store.get('done')).to.equal(undefined);
+      clock.advanceSeconds(365 * 24 * 3600);
+      expect((await store.get('waiting'))?.status, 'a run that is not final is never dropped').to.equal('queued');
+      expect(store.size).to.equal(1);
+    });
+
+    it('past the cap drops the runs that finished first, never one that is not final', async function () {
+      const clock = new ManualClock();
+      const store = new InMemoryRunStore({ maxFinishedRuns: 3, clock });
+      for (let i = 0; i < 5; i++) await store.save(aRun({ runId: `q${i}`, status: 'queued', updatedAt: at(clock) }));
+      // q4 finishes first, q0 last: the order of finishing decides, not the order of creation.
+      for (const i of [4, 3, 2, 1, 0]) await store.save(aRun({ runId: `q${i}`, status: 'failed', updatedAt: at(clock) }));
+      expect(store.all().map((r) => r.runId).sort()).to.deep.equal(['q0', 'q1', 'q2']);
+      for (let i = 0; i < 1000; i++) await store.save(aRun({ runId: `live${i}`, status: 'running', updatedAt: at(clock) }));
+      expect(store.size).to.equal(1003);
+    });
+
+    it('stays within its cap under 100,000 finished runs', async function () {
+      const store = new InMemoryRunStore({ maxFinishedRuns: 1000 });
+      for (let i = 0; i < 100_000; i++) await store.save(aRun({ runId: `r${i}`, status: 'succeeded', updatedAt: new Date() }));
+      expect(store.size).to.equal(1000);
+      expect(await store.get('r99999')).to.not.equal(undefined);
+      expect(await store.get('r98999')).to.equal(undefined);
+    });
+
+    it('lets the queue accept an id again only once the store dropped its run', async function () {
+      const store = new InMemoryRunStore({ maxFinishedRuns: 0 });
+      const queue = new InMemoryRunQueue(store);
+      await queue.enqueue(aRun({ runId: 'r1' }));
+      await queue.enqueue(aRun({ runId: 'r1' }));
+      expect(queue.take()).to.equal('r1');
+      await queue.enqueue(aRun({ runId: 'r1' }));
+      expect(queue.size, 'the store still holds the queued run').to.equal(0);
+      await store.save(aRun({ runId: 'r1', status: 'succeeded' }));
+      expect(store.has('r1')).to.equal(false);
+    });
+  });
+
   describe('InMemoryCredentialStore', function () {
     it('finds a credential by its digest in either case, and forgets it once revoked', async function () {
       const store = new InMemoryCredentialStore([aStoredCredential('svc-key', { credentialId: 'key_x' })]);
