@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { eventually } from '@svc/core/testing';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** A running `redis-server` child. */
 export interface RedisServerChild {
@@ -46,16 +46,14 @@ export async function startRedisServer(args: readonly string[]): Promise<RedisSe
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
   probe.on('error', () => undefined);
   try {
-    await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-        if (probe.status !== 'ready') await probe.connect().catch(() => undefined);
-        return probe.status === 'ready' && (await probe.ping().catch(() => '')) === 'PONG';
-      },
-      `redis-server on port ${port}`,
-      10_000,
-      50,
-    );
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
+      if (probe.status !== 'ready') await probe.connect().catch(() => undefined);
+      if (probe.status === 'ready' && (await probe.ping().catch(() => '')) === 'PONG') break;
+      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer within 10 s`);
+      await delay(50); // polling interval, bounded by the deadline
+    }
   } finally {
     probe.disconnect();
   }
