@@ -305,16 +305,15 @@ function answeredByServer(error: unknown): boolean {
 function run(connection: TediousConnection, statement: Statement, deadlineMs: number): Promise<number> {
   return new Promise<number>((resolveRun, rejectRun) => {
     let settled = false;
-    let deadline: NodeJS.Timeout | undefined;
-    const settle = (): boolean => {
+    const deadline = setTimeout(() => {
+      if (settle()) rejectRun(Object.assign(new Error(`the request did not complete within ${deadlineMs} ms`), { code: 'ETIMEOUT' }));
+    }, deadlineMs);
+    function settle(): boolean {
       if (settled) return false;
       settled = true;
       clearTimeout(deadline);
       return true;
-    };
-    deadline = setTimeout(() => {
-      if (settle()) rejectRun(Object.assign(new Error(`the request did not complete within ${deadlineMs} ms`), { code: 'ETIMEOUT' }));
-    }, deadlineMs);
+    }
     const resolve = (value: number): void => {
       if (settle()) resolveRun(value);
     };
