@@ -65,6 +65,13 @@ function parseAnswer(buffer: Buffer, method: string | undefined, closed: boolean
   const code = Number(status[2]);
   const start = end + HEAD_END.length;
   const answer = (body: Buffer, used: number): Parsed => ({ kind: 'answer', answer: { version: status[1] ?? '', status: code, headers, body }, used });
+  if (method === 'HEAD' && code >= 200 && (headers.get('connection') ?? []).some((v) => /close/iu.test(v))) {
+    // A HEAD the parser could not read is answered like any refused request, with a
+    // body: that one closes the connection, so the close tells which it is.
+    if (!closed) return { kind: 'more' };
+    const length = Number(headers.get('content-length')?.[0] ?? 0);
+    return answer(buffer.subarray(start, buffer.length - start === length ? start + length : start), buffer.length - start === length ? start + length : start);
+  }
   if (code < 200 || code === 204 || code === 304 || method === 'HEAD') return answer(Buffer.alloc(0), start);
   if ((headers.get('transfer-encoding') ?? []).some((v) => /chunked/iu.test(v))) {
     const chunks: Buffer[] = [];

@@ -40,7 +40,12 @@ describe('adapter-http: requests the HTTP parser refuses (handleClientErrors)', 
       req.resume();
       req.on('end', () => {
         res.setHeader('Content-Type', 'text/plain');
-        res.end('ok');
+        // /slow answers later, so that a request pipelined behind it is read and
+        // answered while this answer is still pending.
+        // A Buffer body, as Koa sends some: Node then queues the head in front of
+        // anything already buffered for this answer.
+        if (req.url === '/slow') setTimeout(() => res.end(Buffer.from('ok')), 50);
+        else res.end(Buffer.from('ok'));
       });
     });
     handleClientErrors(server, logger);
@@ -84,6 +89,26 @@ describe('adapter-http: requests the HTTP parser refuses (handleClientErrors)', 
     const exchange = await rawExchange(port, 'POST / HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}', { timeoutMs: 5_000, expectAnswers: 1 });
     expect(exchange.interim).to.equal(1);
     expect(exchange.answers[0]?.status).to.equal(200);
+  });
+
+  it('answers 405 method_not_allowed with Allow to CONNECT, which Node would drop without an answer', async function () {
+    const exchange = await rawExchange(port, 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n', { timeoutMs: 5_000 });
+    expectRawProblem(exchange.answers[0], 'method_not_allowed');
+    expect(exchange.answers[0]?.headers.get('allow')).to.deep.equal(['GET, HEAD, POST, PATCH, OPTIONS']);
+  });
+
+  it('answers the pipelined requests read before a broken one first, in order, then refuses it', async function () {
+    const exchange = await rawExchange(port, 'GET /1 HTTP/1.1\r\nHost: t\r\n\r\nHEAD /2 HTTP/1.1\r\nHost: t\r\n\r\nG@T /3 HTTP/1.1\r\n\r\n', { timeoutMs: 5_000, methods: ['GET', 'HEAD', 'G@T'] });
+    expect(exchange.reset).to.equal(false);
+    expect(exchange.answers.map((a) => a.status)).to.deep.equal([200, 200, 400]);
+    expect(exchange.answers[0]?.body.toString()).to.equal('ok');
+    expectRawProblem(exchange.answers[2], 'bad_request');
+  });
+
+  it('never writes 100 Continue inside an earlier answer on a pipelined connection', async function () {
+    const exchange = await rawExchange(port, 'GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /2 HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n\r\n', { timeoutMs: 5_000, expectAnswers: 2 });
+    expect(exchange.malformed).to.equal(undefined);
+    expect(exchange.answers.map((a) => [a.status, a.body.toString()])).to.deep.equal([[200, 'ok'], [200, 'ok']]);
   });
 
   it('answers 408 request_timeout when the header section does not arrive within headersTimeout', async function () {
