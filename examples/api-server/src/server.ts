@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { handleClientErrors } from '@svc/adapter-http';
 import type { Logger } from '@svc/core';
 import type { Container } from 'inversify';
 import { DemoRunProcessor, LogNotifier } from '@svc/adapter-queue/memory';
@@ -68,6 +69,7 @@ export async function startServer(settings: ServerSettings, logger: Logger): Pro
   // Once draining, a response in flight closes its keep-alive socket when it is done,
   // instead of idling until the keep-alive timeout holds the exit.
   for (const server of [main, egress]) {
+    handleClientErrors(server, logger);
     server.on('request', (_req, res) => {
       if (draining) res.setHeader('Connection', 'close');
       res.once('finish', () => {

@@ -90,6 +90,26 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
     expect(dups?.map((row) => row['qty'])).to.deep.equal([1, 2]);
   });
 
+  it('answers 504 connection_timeout within request_timeout_ms when the database never answers nor acknowledges the cancel', async function () {
+    // CONTRACT.md "Dependencies and faults": the 504 is sent within request_timeout_ms
+    // (3000 here); before, tedious's cancelTimeout added 5 s.
+    const emulate = tds.handler;
+    tds.ignoreAttention = true;
+    tds.handler = (request) => (request.sql.includes('[hung]') ? { delayMs: 60_000 } : emulate(request));
+    try {
+      const started = process.hrtime.bigint();
+      const r = await write('POST', { entity: 'dbo.hung', values: { id: 1 } });
+      const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+      console.log(`      504 after ${elapsedMs.toFixed(0)} ms (request_timeout_ms 3000)`);
+      expect(r.status).to.equal(504);
+      expect(((await r.json()) as { code: string }).code).to.equal('connection_timeout');
+      expect(elapsedMs).to.be.below(3000 + 1000);
+    } finally {
+      tds.handler = emulate;
+      tds.ignoreAttention = false;
+    }
+  });
+
   it('answers 400 unknown_entity for a table that does not exist, revealing no SQL, host or user', async function () {
     const r = await write('POST', { entity: 'dbo.missing', values: { id: 1 } });
     expect(r.status).to.equal(400);

@@ -82,7 +82,7 @@ export async function main(options: EmbeddedOptions = {}): Promise<EmbeddedOutpu
   const startRun = new StartRun(agents, queue, quota, new RandomIdGenerator(), clock, { baseUrl });
   const getRun = new GetRun(runs, quota, { baseUrl });
 
-  const starter = valueOrThrow(await authenticate.execute({ apiKey, operation: 'startRun' }));
+  const starter = valueOrThrow(await authenticate.execute({ apiKeys: [apiKey], authorizations: [], operation: 'startRun' }));
   const started = await startRun.execute({
     principal: starter,
     agentId: DEMO_AGENT_ID,
@@ -93,7 +93,7 @@ export async function main(options: EmbeddedOptions = {}): Promise<EmbeddedOutpu
   });
   const runStart = valueOrThrow(started.result);
 
-  const reader = valueOrThrow(await authenticate.execute({ apiKey, operation: 'getRun' }));
+  const reader = valueOrThrow(await authenticate.execute({ apiKeys: [apiKey], authorizations: [], operation: 'getRun' }));
   const read = await getRun.execute({ principal: reader, runId: runStart.run_id });
   return { run_start: runStart, run: valueOrThrow(read.result) };
 }

@@ -193,9 +193,13 @@ class Operations {
 
   /** Authenticates, or answers 401 / 403 and returns `undefined`. */
   async principal(ctx: Context, operation: OperationId): Promise<Principal | undefined> {
+    // Every header line, from the raw headers: `ctx.request.headers` keeps only the first
+    // Authorization and joins repeated X-API-Key lines, which would hide a second
+    // credential (CONTRACT.md "Request bodies and headers").
+    const distinct = ctx.req.headersDistinct;
     const result = await this.useCases.authenticate.execute({
-      apiKey: header(ctx, 'x-api-key'),
-      authorization: header(ctx, 'authorization'),
+      apiKeys: distinct['x-api-key'] ?? [],
+      authorizations: distinct['authorization'] ?? [],
       operation,
     });
     if (result.ok) return result.value;

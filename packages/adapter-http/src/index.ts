@@ -8,3 +8,4 @@ export * from './rate-limit-headers.js';
 export * from './deprecation.js';
 export * from './openapi.js';
 export * from './llms-txt.js';
+export * from './client-errors.js';

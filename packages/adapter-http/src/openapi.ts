@@ -254,6 +254,9 @@ function responseComponents(): { [key: string]: Json } {
       'Retry-After': hdr('Retry-After'),
     }),
     GatewayTimeout: problem('`connection_timeout`: the customer\'s database did not answer in time.', rateLimited(false)),
+    RequestTimeout: problem('`request_timeout`: the request was not received completely in time; the connection is closed.'),
+    ExpectationFailed: problem('`expectation_failed`: an `Expect` other than `100-continue`; the connection is closed.'),
+    RequestHeaderFieldsTooLarge: problem('`request_header_fields_too_large`: the header section is over 16 KiB; the connection is closed.'),
   };
 }
 
@@ -342,6 +345,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
         'Successful bodies are wrapped in `{"data": ...}`, except `GET /api/v1`. Errors are RFC 9457 problem details (`application/problem+json`) with `status`, `detail`, `title` and a snake_case `code`, never wrapped.',
         `Every authenticated response carries the rate-limit headers of the tightest applicable limit: ${limit} requests / ${windowSeconds} s per credential, plus 30 / 60 s per agent on run creation. A request refused with 429 is not charged to any window.`,
         'Every response carries `X-Request-Id`. Unknown request body members are refused (400). Bodies are JSON, at most 1 MiB.',
+        'A request the HTTP parser refuses, on any path, gets a problem details answer with `X-Request-Id` and `Connection: close`: 400 `bad_request` (not HTTP/1.1) or `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`), 408 `request_timeout`, 413 `payload_too_large` (chunk extensions), 417 `expectation_failed` (an `Expect` other than `100-continue`), 431 `request_header_fields_too_large`; `CONNECT` answers 405 `method_not_allowed`. Two credentials that disagree (two `Authorization` lines, two `X-API-Key` lines, or `X-API-Key` and another bearer) answer 401 `invalid_credential`; the same credential repeated is accepted.',
         `Deprecated operations answer with ${DEPRECATION_HEADERS.join(', ')} headers; the minimum sunset notice is 180 days.`,
       ].join('\n\n'),
       license: { name: 'MIT', identifier: 'MIT' },

@@ -5,6 +5,10 @@ import type { DomainError, DomainErrorCode, ValidationIssue } from '@svc/core';
  * HTTP. Source: CONTRACT.md "Envelope and errors" (the table of statuses and codes).
  */
 export type ProtocolErrorCode =
+  | 'bad_request'
+  | 'request_timeout'
+  | 'expectation_failed'
+  | 'request_header_fields_too_large'
   | 'invalid_json'
   | 'method_not_allowed'
   | 'payload_too_large'
@@ -20,6 +24,7 @@ export type HttpErrorCode = DomainErrorCode | ProtocolErrorCode;
  * build until it is mapped here. Source: CONTRACT.md "Envelope and errors".
  */
 export const STATUS_BY_CODE = {
+  bad_request: 400,
   validation_failed: 400,
   invalid_header: 400,
   invalid_json: 400,
@@ -35,10 +40,13 @@ export const STATUS_BY_CODE = {
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   ambiguous_key: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   rate_limited: 429,
+  request_header_fields_too_large: 431,
   internal_error: 500,
   connection_unavailable: 502,
   service_unavailable: 503,
@@ -52,10 +60,13 @@ const TITLES: Readonly<Record<number, string>> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  417: 'Expectation Failed',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',

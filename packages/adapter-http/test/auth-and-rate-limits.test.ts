@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { anAgent } from '@svc/core/testing';
 import { expectData, expectProblem, expectRateLimited, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
+import { rawExchange } from '../../../tools/test-support/raw-http.js';
 import {
   anInsert,
   anUpdate,
@@ -60,6 +61,34 @@ describe('adapter-http: authentication', function () {
       expect(answer.headers.get('www-authenticate'), JSON.stringify(headers)).to.equal('Bearer realm="svc", error="invalid_token"');
       expectRateLimitHeaders(answer, false);
     }
+  });
+
+  it('answers 401 invalid_credential to repeated credential header lines that disagree, and accepts the same one repeated', async function () {
+    // fetch joins repeated headers, so these go over a raw socket: Node keeps only the
+    // first Authorization line in `req.headers`, which let the first credential win.
+    const port = Number(new URL(apps.url).port);
+    const body = JSON.stringify(anInsert());
+    const send = async (lines: string[]) => {
+      const request = [`POST ${recordsPath()} HTTP/1.1`, 'Host: t', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', ...lines, '', body].join('\r\n');
+      const exchange = await rawExchange(port, request, { timeoutMs: 5_000, expectAnswers: 1 });
+      const [answer] = exchange.answers;
+      if (answer === undefined) throw new Error(`no answer to ${JSON.stringify(lines)}`);
+      return answer;
+    };
+    for (const lines of [
+      [`Authorization: Bearer ${SECRETS.keyA}`, `Authorization: Bearer ${SECRETS.keyB}`],
+      [`X-API-Key: ${SECRETS.keyA}`, `X-API-Key: ${SECRETS.keyA2}`],
+      [`X-API-Key: ${SECRETS.keyA}`, `X-API-Key: ${SECRETS.keyA}`, `Authorization: Bearer ${SECRETS.keyB}`],
+      [`Authorization: Bearer ${SECRETS.keyA}`, `Authorization: Basic ${Buffer.from('u:p').toString('base64')}`],
+    ]) {
+      const answer = await send(lines);
+      expect(answer.status, lines.join(' / ')).to.equal(401);
+      expect(answer.headers.get('content-type')?.[0]).to.match(/^application\/problem\+json/u);
+      expect((JSON.parse(answer.body.toString('utf8')) as { code: string }).code).to.equal('invalid_credential');
+      expect(answer.headers.get('www-authenticate')).to.deep.equal(['Bearer realm="svc", error="invalid_token"']);
+    }
+    const same = await send([`X-API-Key: ${SECRETS.keyA}`, `X-API-Key: ${SECRETS.keyA}`, `Authorization: Bearer ${SECRETS.keyA}`, `Authorization: Bearer ${SECRETS.keyA}`]);
+    expect(same.status).to.equal(201);
   });
 
   it('answers 403 insufficient_scope with the scope in WWW-Authenticate to a token without it', async function () {

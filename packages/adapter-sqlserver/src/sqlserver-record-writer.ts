@@ -29,6 +29,9 @@ type PooledConnection = TediousConnection & { __knex__disposed?: unknown };
 
 type Outcome = Result<WriteOutcome, WriteError>;
 
+/** tedious `cancelTimeout`, in milliseconds; see `createPool` for why. */
+const CANCEL_TIMEOUT_MS = 1_000;
+
 const UNAVAILABLE_AFTER_DEADLOCKS = 'The database chose this write as a deadlock victim twice; nothing was written. Retry later.';
 
 /**
@@ -130,7 +133,7 @@ export class SqlServerRecordWriter implements RecordWriter {
     for (let attempt = 1; ; attempt += 1) {
       let rowsAffected: number;
       try {
-        rowsAffected = await execute(pool, statement);
+        rowsAffected = await execute(pool, statement, this.settings.requestTimeoutMs);
       } catch (error) {
         const outcome = classify(error, command.entity);
         if (outcome.kind === 'deadlock' || outcome.kind === 'not_sent') {
@@ -210,6 +213,13 @@ function createPool(target: SqlServerConnectionSettings, settings: ResolvedSqlSe
     trustServerCertificate: target.trustServerCertificate,
     connectTimeout: settings.connectTimeoutMs,
     requestTimeout: settings.requestTimeoutMs,
+    // The answer does not wait for a cancel: `run` gives up at requestTimeoutMs and the
+    // connection is closed (SQL Server then aborts the batch and rolls back its open
+    // transaction). This only bounds how long tedious itself waits for the DONE_ATTN of
+    // the ATTENTION it sends at requestTimeout before it drops the socket; its default
+    // (5000 ms) kept a hung server's connection, and before this fix the answer, 5 s
+    // past the deadline. 1000 ms: an acknowledgement is one round trip on a live server.
+    cancelTimeout: CANCEL_TIMEOUT_MS,
     appName: 'svc',
     ...passThrough,
   };
@@ -250,12 +260,16 @@ function createPool(target: SqlServerConnectionSettings, settings: ResolvedSqlSe
   return pool;
 }
 
-/** Runs `statement` on a pooled connection, discarding the connection unless it is known healthy. */
-async function execute(pool: Knex, statement: Statement): Promise<number> {
+/**
+ * Runs `statement` on a pooled connection, discarding the connection unless it is known
+ * healthy. Rejects with an `ETIMEOUT` error (→ `connection_timeout`) once `deadlineMs`
+ * have passed since the request was handed to tedious.
+ */
+async function execute(pool: Knex, statement: Statement, deadlineMs: number): Promise<number> {
   const connection = (await pool.client.acquireConnection()) as PooledConnection;
   let healthy = false;
   try {
-    const rows = await run(connection, statement);
+    const rows = await run(connection, statement, deadlineMs);
     healthy = true;
     return rows;
   } catch (error) {
@@ -278,9 +292,34 @@ function answeredByServer(error: unknown): boolean {
   return errors.every((e) => e instanceof Error && typeof (e as { number?: unknown }).number === 'number');
 }
 
-/** One `sp_executesql` RPC; resolves the single integer the batch selects last. */
-function run(connection: TediousConnection, statement: Statement): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
+/**
+ * One `sp_executesql` RPC; resolves the single integer the batch selects last.
+ *
+ * The deadline is this adapter's, not tedious's: tedious calls back on a request timeout
+ * only once the server acknowledged its ATTENTION or `cancelTimeout` passed, so a hung
+ * server would hold the answer past requestTimeoutMs (CONTRACT.md "Dependencies and
+ * faults": the 504 is sent within that time). Whether a write cut off here applied is
+ * unknown; it is reported as `connection_timeout`, never as a success, and its
+ * connection is closed by `execute`.
+ */
+function run(connection: TediousConnection, statement: Statement, deadlineMs: number): Promise<number> {
+  return new Promise<number>((resolveRun, rejectRun) => {
+    let settled = false;
+    const deadline = setTimeout(() => {
+      if (settle()) rejectRun(Object.assign(new Error(`the request did not complete within ${deadlineMs} ms`), { code: 'ETIMEOUT' }));
+    }, deadlineMs);
+    function settle(): boolean {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(deadline);
+      return true;
+    }
+    const resolve = (value: number): void => {
+      if (settle()) resolveRun(value);
+    };
+    const reject = (error: unknown): void => {
+      if (settle()) rejectRun(error);
+    };
     let rows = 0;
     let count: unknown;
     const request = new Request(statement.sql, (error) => {

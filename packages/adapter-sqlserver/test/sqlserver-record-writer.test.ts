@@ -357,6 +357,25 @@ describe('SqlServerRecordWriter (tedious against the scripted TDS server)', func
       expect(server.connections).to.have.length(2);
     });
 
+    it('answers connection_timeout within requestTimeoutMs when the server never answers nor acknowledges the cancel', async function () {
+      // Before: tedious waited its cancelTimeout (default 5 s) for DONE_ATTN, so the
+      // answer left about 5 s after the deadline.
+      server.ignoreAttention = true;
+      server.handler = (request) => (server.requests.length === 1 ? { delayMs: 60_000 } : server.emulator.handle(request));
+      const requestTimeoutMs = 300;
+      const writer = writers.make(server, { requestTimeoutMs });
+      const started = process.hrtime.bigint();
+      const error = errorOf(await writer.update({ connection, entity: orders, key: { column: 'id', value: 1 }, values: { qty: 2 }, route: 'default' }));
+      const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+      console.log(`      write to a hung server answered ${error.code} after ${elapsedMs.toFixed(0)} ms (requestTimeoutMs ${requestTimeoutMs})`);
+
+      expect(error.code).to.equal('connection_timeout');
+      // The bound the CONTRACT promises, with a generous margin for a loaded machine.
+      expect(elapsedMs).to.be.below(requestTimeoutMs + 500);
+      expect(server.requests).to.have.length(1);
+      await eventually(() => server.openConnections === 0, 'the hung connection to close');
+    });
+
     it('never resends a write whose socket dropped mid-request: connection_unavailable, one request', async function () {
       server.handler = (request) => (server.requests.length === 1 ? { drop: true } : server.emulator.handle(request));
       const writer = writers.make(server);

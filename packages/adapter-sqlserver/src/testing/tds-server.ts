@@ -184,6 +184,13 @@ export class TdsServer extends EventEmitter {
   handler: TdsRequestHandler;
   /** Decides logins; replace it to script a test. */
   login: TdsLoginHandler;
+  /**
+   * When true, ATTENTION packets are counted and otherwise ignored: a server too hung to
+   * acknowledge a cancel (MS-TDS 3.2.5.7: the client waits for DONE_ATTN).
+   */
+  ignoreAttention = false;
+  /** How many ATTENTION packets arrived. */
+  attentions = 0;
 
   private readonly server: Server;
   private readonly sessions = new Set<Session>();
@@ -265,6 +272,8 @@ export class TdsServer extends EventEmitter {
 
   private receive(session: Session, message: TdsMessage): void {
     if (message.type === PACKET.attention) {
+      this.attentions += 1;
+      if (this.ignoreAttention) return;
       this.attention(session);
       return;
     }

@@ -27,12 +27,17 @@ export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | und
   getRun: SCOPE_RUNS_READ,
 };
 
-/** Input of {@link Authenticate}: raw header values, absent when the header is absent. */
+/**
+ * Input of {@link Authenticate}: every value of the two credential headers, in the order
+ * received, each header line a separate value (not joined with commas); an empty list
+ * when the header is absent. Every value is needed because two credentials that disagree
+ * are refused (CONTRACT.md "Request bodies and headers").
+ */
 export interface AuthenticateInput {
-  /** The `X-API-Key` header. */
-  readonly apiKey?: string | undefined;
-  /** The `Authorization` header. */
-  readonly authorization?: string | undefined;
+  /** Every `X-API-Key` header value. */
+  readonly apiKeys: readonly string[];
+  /** Every `Authorization` header value. */
+  readonly authorizations: readonly string[];
   /** The operation being called. */
   readonly operation: OperationId;
 }
@@ -64,7 +69,9 @@ function kindOf(secret: string): CredentialKind | undefined {
  *
  * Rules (api-spec.md "Authentication", CONTRACT.md "Authentication"):
  * - no credential → `missing_credential`;
- * - `X-API-Key` and a bearer token that differ → `invalid_credential`;
+ * - two credentials that differ — two `Authorization` values, two `X-API-Key` values, or
+ *   `X-API-Key` and a bearer token — → `invalid_credential`; the same secret sent more
+ *   than once is one credential (CONTRACT.md "Request bodies and headers");
  * - an `Authorization` scheme other than Bearer, or an access token in `X-API-Key` →
  *   `unsupported_credential`;
  * - unknown prefix, unknown secret → `invalid_credential`;
@@ -127,22 +134,31 @@ export class Authenticate {
   private presentedSecret(
     input: AuthenticateInput,
   ): Result<{ secret: string; viaApiKeyHeader: boolean }, DomainError<AuthenticateErrorCode>> {
-    const apiKey = input.apiKey?.trim();
-    let bearer: string | undefined;
-    if (input.authorization !== undefined && input.authorization.trim() !== '') {
-      const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?:\s+(.*))?$/u.exec(input.authorization.trim());
-      if (match === null || match[1]?.toLowerCase() !== 'bearer') {
-        return err(domainError('unsupported_credential', 'Only the Bearer authorization scheme is supported.'));
-      }
-      bearer = match[2]?.trim() ?? '';
-      if (bearer === '') return err(domainError('invalid_credential', 'The bearer token is empty.'));
-    }
-    if (apiKey !== undefined && apiKey !== '' && bearer !== undefined && apiKey !== bearer) {
+    const apiKeys = input.apiKeys.map((v) => v.trim()).filter((v) => v !== '');
+    const authorizations = input.authorizations.map((v) => v.trim()).filter((v) => v !== '');
+    // Each Authorization value as the secret it carries (a non-Bearer value as a whole),
+    // so that disagreement is decided before any scheme is judged: with two credentials
+    // there is no telling which one the client meant.
+    const parsed = authorizations.map((value) => {
+      const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?:\s+(.*))?$/u.exec(value);
+      const isBearer = match !== null && match[1]?.toLowerCase() === 'bearer';
+      return { isBearer, secret: isBearer ? (match[2]?.trim() ?? '') : value };
+    });
+    const distinct = new Set([...apiKeys, ...parsed.map((p) => p.secret)]);
+    if (distinct.size > 1) {
       return err(domainError('invalid_credential', 'Two different credentials were sent; send exactly one.'));
     }
+    let bearer: string | undefined;
+    const first = parsed[0];
+    if (first !== undefined) {
+      if (!first.isBearer) return err(domainError('unsupported_credential', 'Only the Bearer authorization scheme is supported.'));
+      if (first.secret === '') return err(domainError('invalid_credential', 'The bearer token is empty.'));
+      bearer = first.secret;
+    }
     // An access token also copied into X-API-Key is still an access token in X-API-Key.
-    if (bearer !== undefined) return ok({ secret: bearer, viaApiKeyHeader: apiKey !== undefined && apiKey !== '' });
-    if (apiKey !== undefined && apiKey !== '') return ok({ secret: apiKey, viaApiKeyHeader: true });
+    if (bearer !== undefined) return ok({ secret: bearer, viaApiKeyHeader: apiKeys.length > 0 });
+    const apiKey = apiKeys[0];
+    if (apiKey !== undefined) return ok({ secret: apiKey, viaApiKeyHeader: true });
     return err(domainError('missing_credential', 'A credential is required: send X-API-Key or Authorization: Bearer.'));
   }
 }

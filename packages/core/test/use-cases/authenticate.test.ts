@@ -21,8 +21,16 @@ describe('Authenticate', function () {
     w.credentials.add(aStoredCredential(BARE_TOKEN, { credentialId: 'tok_0', scopes: [] }));
   });
 
-  function authenticate(headers: Omit<AuthenticateInput, 'operation'>, operation: OperationId = 'insertRecord') {
-    return w.authenticate.execute({ ...headers, operation });
+  /** Header values as a client sends them: one value, several lines, or none. */
+  interface Headers {
+    readonly apiKey?: string | readonly string[] | undefined;
+    readonly authorization?: string | readonly string[] | undefined;
+  }
+  const all = (v: string | readonly string[] | undefined): readonly string[] => (v === undefined ? [] : typeof v === 'string' ? [v] : v);
+
+  function authenticate(headers: Headers, operation: OperationId = 'insertRecord') {
+    const input: AuthenticateInput = { apiKeys: all(headers.apiKey), authorizations: all(headers.authorization), operation };
+    return w.authenticate.execute(input);
   }
 
   describe('API keys', function () {
@@ -90,6 +98,31 @@ describe('Authenticate', function () {
       expect(error.detail).to.not.contain(API_KEY).and.not.contain(OTHER_KEY);
     });
 
+    it('answers invalid_credential for two credentials in repeated headers that disagree', async function () {
+      for (const headers of [
+        { authorization: [`Bearer ${API_KEY}`, `Bearer ${OTHER_KEY}`] },
+        { apiKey: [API_KEY, OTHER_KEY] },
+        { apiKey: [API_KEY, API_KEY], authorization: `Bearer ${OTHER_KEY}` },
+        { authorization: [`Bearer ${API_KEY}`, `Basic ${API_KEY}`] },
+        { authorization: [`Bearer ${WRITE_TOKEN}`, `Bearer ${READ_TOKEN}`] },
+      ]) {
+        const error = errorOf(await authenticate(headers, 'startRun'));
+        expect(error.code, JSON.stringify(headers)).to.equal('invalid_credential');
+        expect(error.detail).to.not.contain(API_KEY).and.not.contain(OTHER_KEY);
+      }
+    });
+
+    it('accepts the same credential sent more than once as that one credential', async function () {
+      expect(valueOf(await authenticate({ apiKey: [API_KEY, ` ${API_KEY}`] })).credentialId).to.equal('key_1');
+      expect(valueOf(await authenticate({ authorization: [`Bearer ${API_KEY}`, `bearer ${API_KEY}`], apiKey: API_KEY })).credentialId).to.equal('key_1');
+      expect(valueOf(await authenticate({ apiKey: [API_KEY, ''] })).credentialId).to.equal('key_1');
+    });
+
+    it('refuses an access token in X-API-Key even when each header is repeated', async function () {
+      const error = errorOf(await authenticate({ apiKey: [WRITE_TOKEN, WRITE_TOKEN], authorization: [`Bearer ${WRITE_TOKEN}`, `Bearer ${WRITE_TOKEN}`] }, 'startRun'));
+      expect(error.code).to.equal('unsupported_credential');
+    });
+
     it('answers invalid_credential for an empty bearer token', async function () {
       expect(errorOf(await authenticate({ authorization: 'Bearer' })).code).to.equal('invalid_credential');
       expect(errorOf(await authenticate({ authorization: 'Bearer   ' })).code).to.equal('invalid_credential');
@@ -130,7 +163,7 @@ describe('Authenticate', function () {
     });
 
     it('never puts the presented secret into an error', async function () {
-      const attempts: Omit<AuthenticateInput, 'operation'>[] = [
+      const attempts: Headers[] = [
         { apiKey: 'svc-secret-unknown' },
         { authorization: 'Basic svc-secret-unknown' },
         { apiKey: 'svcpt_secret-unknown' },
