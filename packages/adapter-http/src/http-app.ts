@@ -23,7 +23,7 @@ import { llmsTxt } from './llms-txt.js';
 import { openApiYaml } from './openapi.js';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemOf, problemOfDomainError, STATUS_BY_CODE, type HttpErrorCode } from './problem.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
-import { readJsonBody } from './request-body.js';
+import { ACCEPTED_CONTENT_CODINGS, readJsonBody } from './request-body.js';
 
 /** A Koa application built by {@link createHttpApp} or {@link createEgressApp}. */
 export type HttpApp = Koa;
@@ -67,6 +67,9 @@ export interface HttpAppSettings {
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
+// Every 415 of a body says which codings it may use, so one documented answer covers the
+// media type, the charset and the coding (RFC 9110 §15.5.16).
+const ACCEPT_ENCODING = { 'Accept-Encoding': ACCEPTED_CONTENT_CODINGS } as const;
 const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
 const WWW_AUTHENTICATE_REALM = 'Bearer realm="svc"';
 
@@ -211,11 +214,11 @@ class Operations {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.request.headers['transfer-encoding'] !== undefined;
     if (!hasBody) return undefined;
     if (ctx.request.is('application/json', 'application/*+json') === false) {
-      throw new HttpProblem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.');
+      throw new HttpProblem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.', ACCEPT_ENCODING);
     }
     const charset = ctx.request.charset.toLowerCase();
     if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
-      throw new HttpProblem('unsupported_media_type', 'The request body charset is not supported; send UTF-8.');
+      throw new HttpProblem('unsupported_media_type', 'The request body charset is not supported; send UTF-8.', ACCEPT_ENCODING);
     }
     return readJsonBody(ctx.req, this.settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
   }
