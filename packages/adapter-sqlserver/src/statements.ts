@@ -73,9 +73,10 @@ const DECIMAL_TEXT_LENGTH = 41;
  *   with `CAST(@pN AS decimal(38, s))`. Not tedious's `TYPES.Decimal`: tedious 19
  *   `parseFloat`s the value, multiplies it by 10^scale as a double, `Math.round`s it and
  *   writes it with `writeUInt64LE`, zero above 64 bits (tedious 19.2.2
- *   `lib/data-types/decimal.js`): `12345678901234567890.123456789` keeps about 17 of its
- *   29 digits, and `0.1` goes through a binary float. Not float either: a double holds
- *   15–17 digits. `CAST` of character data to decimal is exact in SQL Server, and the
+ *   `lib/data-types/decimal.js`). Measured against the scripted server
+ *   (test/exact-values.test.ts): as `decimal(38, 9)`, `1234567890.123456789` arrives as
+ *   1234567890.123456768, and `12345678901234567890.123456789` cannot be sent at all
+ *   (its scaled double is over 2^64). Not float either: a double holds 15–17 digits. `CAST` of character data to decimal is exact in SQL Server, and the
  *   expression has the type a numeric literal with those digits would have.
  *
  * @throws Error for a number outside the exact range (validation refuses it before any

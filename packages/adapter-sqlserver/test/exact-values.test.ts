@@ -63,3 +63,36 @@ describe('SqlServerRecordWriter: numbers reach SQL Server digit for digit', func
     expect(server.requests).to.have.length(0);
   });
 });
+
+// Why statements.ts does not use tedious's TYPES.Decimal: measured on the wire.
+describe("tedious 19's TYPES.Decimal (the reason numbers are bound as decimal text)", function () {
+  it('cannot send 12345678901234567890.123456789 at all, and rounds 1234567890.123456789', async function () {
+    const { Connection, Request, TYPES } = await import('tedious');
+    const server = await TdsServer.start();
+    server.handler = () => ({ results: [{ kind: 'done' }] });
+    const connection = new Connection({
+      server: '127.0.0.1',
+      authentication: { type: 'default', options: { userName: 'tester', password: 'pw' } },
+      options: { port: server.port, database: 'testdb', encrypt: false },
+    });
+    const send = (value: string): Promise<unknown> =>
+      new Promise((resolve) => {
+        const request = new Request('SELECT @d', (error) => resolve(error ?? server.requests.at(-1)?.parameters[0]?.value));
+        request.addParameter('d', TYPES.Decimal, value, { precision: 38, scale: 9 });
+        connection.execSql(request);
+      });
+    try {
+      await new Promise<void>((resolve, reject) => connection.connect((error) => (error ? reject(error) : resolve())));
+      const big = await send('12345678901234567890.123456789');
+      expect(big).to.be.instanceOf(Error); // value × 10^9 as a double, then 64 bits: out of range
+      const small = await send('1234567890.123456789');
+      console.log(`      tedious TYPES.Decimal(38, 9): 12345678901234567890.123456789 → ${String((big as Error).message)}; 1234567890.123456789 → ${String(small)}`);
+      expect(small).to.be.a('string').and.not.equal('1234567890.123456789');
+    } finally {
+      const ended = new Promise((resolve) => connection.once('end', resolve));
+      connection.close();
+      await ended;
+      await server.close();
+    }
+  });
+});
