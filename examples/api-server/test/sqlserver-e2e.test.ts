@@ -1,6 +1,7 @@
 import { TdsServer } from '@svc/adapter-sqlserver/testing';
 import { sha256Hex } from '@svc/core';
 import { expect } from 'chai';
+import { gzipSync } from 'node:zlib';
 import { freePort, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
 // The API server as a process, writing rows through the real tedious driver to the
@@ -133,6 +134,43 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
     expect(await seen(() => write('POST', { entity: 'dbo.orders', values: { id: 23 } }, { at: 'egress' }))).to.equal('127.0.0.2');
     const patched = await write('PATCH', { entity: 'dbo.orders', key_column: 'id', key_value: 23, values: { qty: 5 } }, { at: 'egress' });
     expect(patched.status).to.equal(200);
+  });
+
+  it('writes 9007199254740993 and 12345678901234567890.123456789 digit for digit (CONTRACT.md "Exact values"), also from a gzip body', async function () {
+    const exact = async (raw: string | Buffer, headers: Record<string, string> = {}): Promise<readonly unknown[]> => {
+      const before = tds.requests.length;
+      const r = await fetch(`${base}/api/v1/connections/${CONNECTION}/records`, {
+        method: 'POST',
+        headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json', ...headers },
+        body: raw,
+      });
+      expect(r.status, await r.clone().text()).to.equal(201);
+      const request = tds.requests.slice(before).find((q) => q.sql.includes('INSERT'));
+      expect(request?.sql).to.include('VALUES (@p0, CAST(@p1 AS decimal(38, 9)))');
+      return request?.parameters.map((p) => [p.type, p.value]) ?? [];
+    };
+    // Raw text: JSON.stringify of a JS number could not even write these digits.
+    const text = '{"entity":"dbo.orders","values":{"id":9007199254740993,"qty":12345678901234567890.123456789}}';
+    const expected = [
+      ['bigint', 9007199254740993n],
+      ['varchar(41)', '12345678901234567890.123456789'],
+    ];
+    expect(await exact(text)).to.deep.equal(expected);
+    expect(await exact(gzipSync(text), { 'Content-Encoding': 'gzip' })).to.deep.equal(expected);
+  });
+
+  it('refuses a number no bigint or decimal(38, s) holds with 400 invalid_value naming it, before the database', async function () {
+    const before = tds.requests.length;
+    const r = await fetch(`${base}/api/v1/connections/${CONNECTION}/records`, {
+      method: 'PATCH',
+      headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json' },
+      body: '{"entity":"dbo.orders","key_column":"id","key_value":1e-39,"values":{"qty":123456789012345678901234567890123456789}}',
+    });
+    expect(r.status).to.equal(400);
+    const problem = (await r.json()) as { code: string; errors: { path: string }[] };
+    expect(problem.code).to.equal('invalid_value');
+    expect(problem.errors.map((e) => e.path)).to.deep.equal(['/values/qty', '/key_value']);
+    expect(tds.requests.length).to.equal(before);
   });
 
   it('never writes the database password, host or user into its log', function () {

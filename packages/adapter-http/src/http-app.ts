@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import {
   DependencyUnavailableError,
@@ -24,6 +23,7 @@ import { llmsTxt } from './llms-txt.js';
 import { openApiYaml } from './openapi.js';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemOf, problemOfDomainError, STATUS_BY_CODE, type HttpErrorCode } from './problem.js';
 import { setRateLimitHeaders } from './rate-limit-headers.js';
+import { ACCEPTED_CONTENT_CODINGS, readJsonBody } from './request-body.js';
 
 /** A Koa application built by {@link createHttpApp} or {@link createEgressApp}. */
 export type HttpApp = Koa;
@@ -67,6 +67,9 @@ export interface HttpAppSettings {
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
+// Every 415 of a body says which codings it may use, so one documented answer covers the
+// media type, the charset and the coding (RFC 9110 §15.5.16).
+const ACCEPT_ENCODING = { 'Accept-Encoding': ACCEPTED_CONTENT_CODINGS } as const;
 const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
 const WWW_AUTHENTICATE_REALM = 'Bearer realm="svc"';
 
@@ -168,7 +171,6 @@ function notFound(ctx: Context): void {
 
 /** Everything the two apps share: authentication, JSON bodies, metered answers. */
 class Operations {
-  private readonly parseJson: Middleware;
   /** The deprecation headers of each deprecated operation, computed once. */
   readonly deprecationHeaders: Partial<Record<HttpOperation, readonly (readonly [string, string])[]>> = {};
 
@@ -176,19 +178,9 @@ class Operations {
     private readonly useCases: HttpUseCases,
     private readonly settings: HttpAppSettings,
   ) {
-    const limit = settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
     for (const [operation, d] of Object.entries(settings.deprecations ?? {}) as [HttpOperation, Deprecation | undefined][]) {
       if (d !== undefined) this.deprecationHeaders[operation] = Object.entries(deprecationHeaders(d));
     }
-    // extendTypes: the body parser must parse every media type the check in body() lets
-    // through, or a `+json` body would be read as {} and refused for the wrong reason.
-    this.parseJson = bodyParser({
-      enableTypes: ['json'],
-      extendTypes: { json: ['application/json', 'application/*+json'] },
-      jsonLimit: limit,
-      jsonStrict: false,
-      parsedMethods: ['POST', 'PATCH', 'PUT'],
-    }) as unknown as Middleware;
   }
 
   /** Authenticates, or answers 401 / 403 and returns `undefined`. */
@@ -216,32 +208,23 @@ class Operations {
   }
 
   /**
-   * Reads the JSON body: 415 for another media type, 413 over the limit, 400
-   * `invalid_json` for malformed JSON. An absent body is `undefined` (the use case's
-   * validation names it).
+   * Reads the JSON body (see `readJsonBody` in request-body.ts): 415 for another media
+   * type, a charset other than UTF-8 or an unsupported `Content-Encoding`; 413 over the
+   * limit, counted after decoding; 400 `invalid_json` for a body that cannot be decoded
+   * or parsed, or that repeats a member name. An absent body is `undefined` (the use
+   * case's validation names it).
    */
   async body(ctx: Context): Promise<unknown> {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.request.headers['transfer-encoding'] !== undefined;
     if (!hasBody) return undefined;
     if (ctx.request.is('application/json', 'application/*+json') === false) {
-      throw new HttpProblem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.');
+      throw new HttpProblem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.', ACCEPT_ENCODING);
     }
-    try {
-      await this.parseJson(ctx, async () => undefined);
-    } catch (error) {
-      const e = error as { status?: number; type?: string; message?: string };
-      if (e.status === 413) {
-        const limit = this.settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-        throw new HttpProblem('payload_too_large', `The request body is larger than ${limit} bytes.`);
-      }
-      if (e.status === 415) throw new HttpProblem('unsupported_media_type', 'The request body charset is not supported; send UTF-8.');
-      if (e.status === 400) {
-        const at = /position (\d+)/u.exec(e.message ?? '')?.[1];
-        throw new HttpProblem('invalid_json', `The request body is not valid JSON${at !== undefined ? ` (at position ${at})` : ''}.`);
-      }
-      throw error;
+    const charset = ctx.request.charset.toLowerCase();
+    if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new HttpProblem('unsupported_media_type', 'The request body charset is not supported; send UTF-8.', ACCEPT_ENCODING);
     }
-    return (ctx.request as unknown as { body?: unknown }).body;
+    return readJsonBody(ctx.req, this.settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
   }
 
   /**

@@ -213,6 +213,7 @@ function headerComponents(): { [key: string]: Json } {
     'x-ratelimit-reset': header('Unix timestamp in seconds at which the window resets.', 'string'),
     'X-Request-Id': header('Request id: a valid incoming one is echoed, else one is made.', 'string'),
     Location: header('The run status URL.', 'string'),
+    'Accept-Encoding': header('On a 415 for a content coding: the codings a request body may use (RFC 9110 §15.5.16).', 'string'),
     Deprecation: header('RFC 9745: present when the operation is deprecated (`@<unix seconds>`).', 'string'),
     Sunset: header('RFC 8594: when a deprecated operation stops working (HTTP-date).', 'string'),
     Link: header('`<url>; rel="deprecation"` on deprecated operations.', 'string'),
@@ -234,7 +235,10 @@ function problem(description: string, headers: { [key: string]: Json } = { 'X-Re
 
 function responseComponents(): { [key: string]: Json } {
   return {
-    BadRequest: problem('Invalid request: `validation_failed` (with `errors`), `invalid_json`, `invalid_header`, or a row-write refusal (`writes_not_supported`, `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`).', rateLimited(false)),
+    BadRequest: problem(
+      'Invalid request: `validation_failed` (with `errors`: also more columns than parameters allow, or two column names equal case-insensitively); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); `invalid_header`; `invalid_value` with `errors` naming each number in `values` or `key_value` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a row-write refusal (`writes_not_supported`, `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`).',
+      rateLimited(false),
+    ),
     Unauthorized: problem('Missing, invalid, expired or unsupported credential; with `WWW-Authenticate`.', {
       'X-Request-Id': hdr('X-Request-Id'),
       'WWW-Authenticate': header('`Bearer realm="svc"`, with `error="invalid_token"` for a bad credential (RFC 6750).', 'string'),
@@ -245,8 +249,11 @@ function responseComponents(): { [key: string]: Json } {
     }),
     NotFound: problem('`not_found`: unknown, or not visible to the caller\'s account (never tells which).', rateLimited(false)),
     Conflict: problem('`ambiguous_key`: the key selects more than one row; nothing was changed.', rateLimited(false)),
-    PayloadTooLarge: problem('`payload_too_large`: the body is over 1 MiB.', rateLimited(false)),
-    UnsupportedMediaType: problem('`unsupported_media_type`: the body must be `application/json`.', rateLimited(false)),
+    PayloadTooLarge: problem('`payload_too_large`: the body is over 1 MiB, counted after decoding its `Content-Encoding` (a compressed body that inflates past 1 MiB is refused without being inflated further).', rateLimited(false)),
+    UnsupportedMediaType: problem(
+      '`unsupported_media_type`: the body must be `application/json` in UTF-8, sent as is or with `Content-Encoding` `gzip`, `deflate` or `br`; any other coding, or two stacked codings, is refused naming it. Every 415 carries `Accept-Encoding: gzip, deflate, br`.',
+      { ...rateLimited(false), 'Accept-Encoding': hdr('Accept-Encoding') },
+    ),
     TooManyRequests: problem('`rate_limited`: over the credential limit or, on run creation, the per-agent limit (30 / 60 s).', rateLimited(true)),
     BadGateway: problem('`connection_unavailable`: the customer\'s database cannot be reached or refused the login.', rateLimited(false)),
     ServiceUnavailable: problem('`service_unavailable`: a dependency of this service (the run queue, Redis) is unreachable; nothing was done. Retry later.', {
@@ -276,6 +283,14 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
     description: '`true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. Any other value: 400 `invalid_header`. Case-insensitive.',
     schema: { type: 'string', enum: ['true', 'false', 'TRUE', 'FALSE', 'True', 'False'] },
   };
+  const contentEncoding: Json = {
+    name: 'Content-Encoding',
+    in: 'header',
+    required: false,
+    description:
+      'Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415.',
+    schema: { type: 'string', examples: ['gzip', 'br'] },
+  };
   const authed = { 'X-Request-Id': hdr('X-Request-Id'), ...Object.fromEntries(RL.map((h) => [h, hdr(h)])) } as { [key: string]: Json };
   const dep = (id: string): { [key: string]: Json } => (deprecated.has(id) ? { deprecated: true } : {});
   const writeErrors = (extra: { [key: string]: Json } = {}): { [key: string]: Json } => ({
@@ -301,7 +316,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
     // The egress address serves the same operation: deprecated with it (same headers).
     ...dep('insertRecord'),
     security: apiKeyOnly,
-    parameters: egress ? [connectionId] : [connectionId, egressHeader],
+    parameters: egress ? [connectionId, contentEncoding] : [connectionId, egressHeader, contentEncoding],
     requestBody: { required: true, content: { 'application/json': { schema: ref('InsertRecordRequest') } } },
     responses: {
       '201': { description: 'Inserted.', headers: authed, content: { 'application/json': { schema: ref('RowWriteResponse') } } },
@@ -317,7 +332,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
       (egress ? ' This address always uses the stable egress route.' : ''),
     ...dep('updateRecord'),
     security: apiKeyOnly,
-    parameters: egress ? [connectionId] : [connectionId, egressHeader],
+    parameters: egress ? [connectionId, contentEncoding] : [connectionId, egressHeader, contentEncoding],
     requestBody: { required: true, content: { 'application/json': { schema: ref('UpdateRecordRequest') } } },
     responses: {
       '200': { description: 'Updated (0 or 1 row).', headers: authed, content: { 'application/json': { schema: ref('RowWriteResponse') } } },
@@ -388,7 +403,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings): Record<string, 
           description: `Starts a run with uploaded files (Option 1: 1..${MAX_FILES_PER_RUN} files, optional message, \`process_together\`, \`notification_email\`, up to ${MAX_BACKGROUND_FILES_PER_RUN} background files) or a message only (Option 2). The option is chosen by the presence of \`files\` or another Option 1 member. Limited to 30 requests per 60 seconds per agent, in addition to the credential limit. Accepts OAuth access tokens with scope \`runs:write\`.`,
           ...dep('startRun'),
           security: [{ ApiKey: [] }, { BearerApiKey: [] }, { AccessToken: ['runs:write'] }],
-          parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }],
+          parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }, contentEncoding],
           requestBody: { required: true, content: { 'application/json': { schema: ref('StartRunRequest') } } },
           responses: {
             '202': {

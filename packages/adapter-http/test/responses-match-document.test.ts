@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { gzipSync } from 'node:zlib';
 import { DependencyUnavailableError } from '@svc/core';
 import { aFileReference } from '@svc/core/testing';
 import { expectProblem } from '../../../tools/test-support/http.js';
@@ -117,6 +118,63 @@ const cases: Case[] = [
     code: 'payload_too_large',
     send: (a) =>
       call(a.url, 'POST', recordsPath(), { headers: { ...key, ...json }, raw: JSON.stringify(anInsert({ values: { note: 'x'.repeat(1024 * 1024) } })) }),
+  },
+  // Request bodies and exact values (CONTRACT.md "Request bodies and headers", "Exact values")
+  {
+    name: 'insert, gzip-coded body',
+    path: RECORDS,
+    method: 'POST',
+    status: 201,
+    send: (a) => call(a.url, 'POST', recordsPath(), { headers: { ...key, ...json, 'content-encoding': 'gzip' }, raw: gzipSync(JSON.stringify(anInsert())) }),
+  },
+  {
+    name: 'insert, gzip bomb',
+    path: RECORDS,
+    method: 'POST',
+    status: 413,
+    code: 'payload_too_large',
+    send: (a) =>
+      call(a.url, 'POST', recordsPath(), { headers: { ...key, ...json, 'content-encoding': 'gzip' }, raw: gzipSync(Buffer.alloc(16 * 1024 * 1024)) }),
+  },
+  {
+    name: 'insert, unsupported Content-Encoding',
+    path: RECORDS,
+    method: 'POST',
+    status: 415,
+    code: 'unsupported_media_type',
+    send: (a) => call(a.url, 'POST', recordsPath(), { headers: { ...key, ...json, 'content-encoding': 'compress' }, raw: JSON.stringify(anInsert()) }),
+  },
+  {
+    name: 'insert, member given twice',
+    path: RECORDS,
+    method: 'POST',
+    status: 400,
+    code: 'invalid_json',
+    send: (a) => call(a.url, 'POST', recordsPath(), { headers: { ...key, ...json }, raw: '{"entity":"dbo.orders","values":{"qty":1,"qty":1}}' }),
+  },
+  {
+    name: 'insert, number that cannot be written exactly',
+    path: RECORDS,
+    method: 'POST',
+    status: 400,
+    code: 'invalid_value',
+    send: (a) => call(a.url, 'POST', recordsPath(), { headers: { ...key, ...json }, raw: '{"entity":"dbo.orders","values":{"qty":1e400}}' }),
+  },
+  {
+    name: 'insert, more columns than parameters',
+    path: RECORDS,
+    method: 'POST',
+    status: 400,
+    code: 'validation_failed',
+    send: (a) => call(a.url, 'POST', recordsPath(), { headers: key, json: anInsert({ values: Object.fromEntries(Array.from({ length: 2_101 }, (_, i) => [`c${i}`, i])) }) }),
+  },
+  {
+    name: 'update, key_value that cannot be written exactly',
+    path: RECORDS,
+    method: 'PATCH',
+    status: 400,
+    code: 'invalid_value',
+    send: (a) => call(a.url, 'PATCH', recordsPath(), { headers: { ...key, ...json }, raw: '{"entity":"dbo.orders","key_column":"id","key_value":123456789012345678901234567890123456789,"values":{"status":"x"}}' }),
   },
   {
     name: 'insert, text/plain',

@@ -1,4 +1,4 @@
-import { checkIdentifierPart, type ColumnValue, type ColumnValues, type EntityName, type KeySelector } from '@svc/core';
+import { checkIdentifierPart, exactDecimalOf, MAX_DECIMAL_PRECISION, MAX_WRITE_PARAMETERS, type ColumnValue, type ColumnValues, type EntityName, type KeySelector } from '@svc/core';
 import { TYPES } from 'tedious';
 
 /** A tedious data type, as `Request.addParameter` takes it. */
@@ -10,10 +10,12 @@ export interface BoundParameter {
   readonly name: string;
   /** SQL Server type the value is declared as on the wire. */
   readonly type: SqlDataType;
-  /** The value; `null` is SQL NULL. */
-  readonly value: string | number | boolean | null;
+  /** The value; `null` is SQL NULL. A `bigint` keeps every digit of a `bigint` parameter. */
+  readonly value: string | number | bigint | boolean | null;
   /** Declared length in characters, for strings up to 4000 (longer ones are `nvarchar(max)`). */
   readonly options?: { readonly length: number };
+  /** How the statement refers to the value: `@p0`, or `CAST(@p0 AS decimal(38, 9))`. */
+  readonly reference: string;
 }
 
 /** A statement batch and its parameters: one `sp_executesql` RPC, one round trip. */
@@ -27,8 +29,8 @@ export interface Statement {
 /** Name of the one-column, one-row result every batch ends with. */
 export const ROWS_AFFECTED_COLUMN = 'rows_affected';
 
-const INT_MIN = -2_147_483_648;
-const INT_MAX = 2_147_483_647;
+const INT_MIN = -2_147_483_648n;
+const INT_MAX = 2_147_483_647n;
 // nvarchar(n) tops out at 4000 UTF-16 code units; longer strings go as nvarchar(max).
 const NVARCHAR_MAX_LENGTH = 4000;
 
@@ -53,30 +55,64 @@ export function quoteEntity(entity: EntityName): string {
   return `${quoteIdentifier(entity.schema)}.${quoteIdentifier(entity.table)}`;
 }
 
+// Longest plain text of a decimal(38, s): sign, 38 digits, point and the 0 before a
+// point that leads (`-0.` + 38 digits = 41 characters). One declared length for all
+// keeps one cached plan per statement shape.
+const DECIMAL_TEXT_LENGTH = 41;
+
 /**
- * Binds a JSON value with the SQL Server type that holds it exactly: string → nvarchar,
- * safe integer → int or bigint by range, any other number → float, boolean → bit,
- * null → nvarchar NULL (SQL Server converts a NULL nvarchar implicitly to the column's
- * type for every column a JSON value can fill).
+ * Binds a JSON value with a SQL Server type that holds it exactly: string → nvarchar,
+ * boolean → bit, null → nvarchar NULL (SQL Server converts a NULL nvarchar implicitly to
+ * the column's type for every column a JSON value can fill), and a number (JS `number`
+ * or `ExactNumber` of @svc/core) by its exact decimal form (CONTRACT.md "Exact values"):
+ *
+ * - an integer within `int` → int, within `bigint` → bigint, sent from its exact text
+ *   (tedious 19 writes a `bigint` parameter with `writeBigInt64LE(BigInt(value))`, so a
+ *   JS `bigint` arrives digit for digit);
+ * - any other number → its plain decimal text as `varchar(41)`, converted by SQL Server
+ *   with `CAST(@pN AS decimal(38, s))`. Not tedious's `TYPES.Decimal`: tedious 19
+ *   `parseFloat`s the value, multiplies it by 10^scale as a double, `Math.round`s it and
+ *   writes it with `writeUInt64LE`, zero above 64 bits (tedious 19.2.2
+ *   `lib/data-types/decimal.js`). Measured against the scripted server
+ *   (test/exact-values.test.ts): as `decimal(38, 9)`, `1234567890.123456789` arrives as
+ *   1234567890.123456768, and `12345678901234567890.123456789` cannot be sent at all
+ *   (its scaled double is over 2^64). Not float either: a double holds 15–17 digits. `CAST` of character data to decimal is exact in SQL Server, and the
+ *   expression has the type a numeric literal with those digits would have.
+ *
+ * @throws Error for a number outside the exact range (validation refuses it before any
+ *   writer is called, so this is a bug of the caller).
  */
 export function bindValue(name: string, value: ColumnValue): BoundParameter {
-  if (value === null) return { name, type: TYPES.NVarChar, value: null, options: { length: NVARCHAR_MAX_LENGTH } };
-  switch (typeof value) {
-    case 'string':
-      // One declared length for every short string keeps one cached plan per statement
-      // shape instead of one per string length (sp_executesql declares `nvarchar(n)`).
-      return value.length <= NVARCHAR_MAX_LENGTH
-        ? { name, type: TYPES.NVarChar, value, options: { length: NVARCHAR_MAX_LENGTH } }
-        : { name, type: TYPES.NVarChar, value };
-    case 'boolean':
-      return { name, type: TYPES.Bit, value };
-    case 'number':
-      if (!Number.isFinite(value)) throw new Error(`parameter ${name} is not a finite number`);
-      if (Number.isSafeInteger(value)) {
-        return { name, type: value >= INT_MIN && value <= INT_MAX ? TYPES.Int : TYPES.BigInt, value };
-      }
-      return { name, type: TYPES.Float, value };
+  const reference = `@${name}`;
+  if (value === null) return { name, type: TYPES.NVarChar, value: null, options: { length: NVARCHAR_MAX_LENGTH }, reference };
+  if (typeof value === 'string') {
+    // One declared length for every short string keeps one cached plan per statement
+    // shape instead of one per string length (sp_executesql declares `nvarchar(n)`).
+    return value.length <= NVARCHAR_MAX_LENGTH
+      ? { name, type: TYPES.NVarChar, value, options: { length: NVARCHAR_MAX_LENGTH }, reference }
+      : { name, type: TYPES.NVarChar, value, reference };
   }
+  if (typeof value === 'boolean') return { name, type: TYPES.Bit, value, reference };
+  const exact = exactDecimalOf(value);
+  if (!exact.ok) throw new Error(`parameter ${name}: the number ${exact.error}`);
+  const { text, scale, isBigint } = exact.value;
+  if (isBigint) {
+    const n = BigInt(text);
+    return n >= INT_MIN && n <= INT_MAX ? { name, type: TYPES.Int, value: Number(n), reference } : { name, type: TYPES.BigInt, value: n, reference };
+  }
+  return {
+    name,
+    type: TYPES.VarChar,
+    value: text,
+    options: { length: DECIMAL_TEXT_LENGTH },
+    reference: `CAST(@${name} AS decimal(${MAX_DECIMAL_PRECISION}, ${scale}))`,
+  };
+}
+
+// SQL Server refuses an RPC of more than 2,100 parameters (error 8003), two of which are
+// sp_executesql's own; the core's validation keeps writes within MAX_WRITE_PARAMETERS.
+function checkParameterCount(count: number): void {
+  if (count > MAX_WRITE_PARAMETERS) throw new Error(`a write binds at most ${MAX_WRITE_PARAMETERS} parameters, not ${count}`);
 }
 
 /**
@@ -92,10 +128,11 @@ export function bindValue(name: string, value: ColumnValue): BoundParameter {
 export function insertStatement(entity: EntityName, values: ColumnValues): Statement {
   const columns = Object.keys(values);
   if (columns.length === 0) throw new Error('an insert needs at least one column');
+  checkParameterCount(columns.length);
   const parameters = columns.map((column, i) => bindValue(`p${i}`, values[column] ?? null));
   const sql = [
     'SET NOCOUNT ON;',
-    `INSERT INTO ${quoteEntity(entity)} (${columns.map(quoteIdentifier).join(', ')}) VALUES (${parameters.map((p) => `@${p.name}`).join(', ')});`,
+    `INSERT INTO ${quoteEntity(entity)} (${columns.map(quoteIdentifier).join(', ')}) VALUES (${parameters.map((p) => p.reference).join(', ')});`,
     `SELECT @@ROWCOUNT AS ${quoteIdentifier(ROWS_AFFECTED_COLUMN)};`,
   ].join('\n');
   return { sql, parameters };
@@ -114,16 +151,17 @@ export function insertStatement(entity: EntityName, values: ColumnValues): State
 export function updateStatement(entity: EntityName, key: KeySelector, values: ColumnValues): Statement {
   const columns = Object.keys(values);
   if (columns.length === 0) throw new Error('an update needs at least one column');
+  checkParameterCount(columns.length + 1);
   const parameters = columns.map((column, i) => bindValue(`p${i}`, values[column] ?? null));
   const keyParameter = bindValue(`p${columns.length}`, key.value);
-  const assignments = columns.map((column, i) => `${quoteIdentifier(column)} = @p${i}`).join(', ');
+  const assignments = columns.map((column, i) => `${quoteIdentifier(column)} = ${parameters[i]?.reference ?? ''}`).join(', ');
   const count = `@${ROWS_AFFECTED_COLUMN}`;
   const sql = [
     'SET NOCOUNT ON;',
     'SET XACT_ABORT ON;',
     `DECLARE ${count} int;`,
     'BEGIN TRANSACTION;',
-    `UPDATE TOP (2) ${quoteEntity(entity)} SET ${assignments} WHERE ${quoteIdentifier(key.column)} = @${keyParameter.name};`,
+    `UPDATE TOP (2) ${quoteEntity(entity)} SET ${assignments} WHERE ${quoteIdentifier(key.column)} = ${keyParameter.reference};`,
     `SET ${count} = @@ROWCOUNT;`,
     `IF ${count} > 1 BEGIN ROLLBACK TRANSACTION; END ELSE BEGIN COMMIT TRANSACTION; END;`,
     `SELECT ${count} AS ${quoteIdentifier(ROWS_AFFECTED_COLUMN)};`,

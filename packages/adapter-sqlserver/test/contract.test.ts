@@ -1,6 +1,6 @@
 import { recordWriterContract } from '@svc/core/testing';
 import { SqlServerRecordWriter } from '@svc/adapter-sqlserver';
-import { TdsServer } from '@svc/adapter-sqlserver/testing';
+import { TdsServer, type EmulatedRow } from '@svc/adapter-sqlserver/testing';
 import { aSqlServerConnection, CONNECTION_ID, settingsFor } from './support.js';
 
 // The writer passes the same suite as the in-memory fake (ARCHITECTURE.md "Style to
@@ -21,7 +21,8 @@ recordWriterContract('SqlServerRecordWriter on the scripted TDS server', async (
             { name: 'name', type: 'nvarchar' },
             { name: 'qty', type: 'int' },
           ],
-          rows,
+          // The contract's rows hold plain JSON scalars, never an ExactNumber.
+          rows as readonly EmulatedRow[],
         ),
       ),
     rowsOf: (entity) => Promise.resolve(server.emulator.rowsOf(entity) ?? []),

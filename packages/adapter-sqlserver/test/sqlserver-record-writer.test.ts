@@ -59,7 +59,7 @@ describe('SqlServerRecordWriter (tedious against the scripted TDS server)', func
         'int min': -2_147_483_648,
         'just over': 2 ** 31,
         price: 12.5,
-        tiny: 1e-300,
+        tiny: 1e-30,
         huge: 2 ** 60,
         paid: true,
         void: false,
@@ -80,7 +80,7 @@ describe('SqlServerRecordWriter (tedious against the scripted TDS server)', func
         [
           'SET NOCOUNT ON;',
           'INSERT INTO [sales data].[we]]ird [table]]] ([id], [na]]me], [big qty], [int max], [int min], [just over], [price], [tiny], [huge], [paid], [void], [note], [it\'s]) ' +
-            'VALUES (@p0, @p1, @p2, @p3, @p4, @p5, @p6, @p7, @p8, @p9, @p10, @p11, @p12);',
+            'VALUES (@p0, @p1, @p2, @p3, @p4, @p5, CAST(@p6 AS decimal(38, 1)), CAST(@p7 AS decimal(38, 30)), @p8, @p9, @p10, @p11, @p12);',
           'SELECT @@ROWCOUNT AS [rows_affected];',
         ].join('\n'),
       );
@@ -91,9 +91,11 @@ describe('SqlServerRecordWriter (tedious against the scripted TDS server)', func
         { name: '@p3', type: 'int', value: 2_147_483_647 },
         { name: '@p4', type: 'int', value: -2_147_483_648 },
         { name: '@p5', type: 'bigint', value: 2 ** 31 },
-        { name: '@p6', type: 'float', value: 12.5 },
-        { name: '@p7', type: 'float', value: 1e-300 },
-        { name: '@p8', type: 'float', value: 2 ** 60 },
+        // Non-integers as exact decimal text, never through a binary float.
+        { name: '@p6', type: 'varchar(41)', value: '12.5' },
+        { name: '@p7', type: 'varchar(41)', value: `0.${'0'.repeat(29)}1` },
+        // A JS number is its shortest round-trip text, the number its caller wrote.
+        { name: '@p8', type: 'bigint', value: 1152921504606847000n },
         { name: '@p9', type: 'bit', value: true },
         { name: '@p10', type: 'bit', value: false },
         { name: '@p11', type: 'nvarchar(4000)', value: null },

@@ -7,6 +7,7 @@ export * from './domain/result.js';
 export * from './domain/errors.js';
 export * from './domain/identifier.js';
 export * from './domain/entity-name.js';
+export * from './domain/exact-number.js';
 export * from './domain/column-values.js';
 export * from './domain/egress-route.js';
 export * from './domain/connection.js';

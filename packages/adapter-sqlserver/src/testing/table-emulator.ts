@@ -196,7 +196,8 @@ type Expr =
   | { readonly e: 'var'; readonly name: string }
   | { readonly e: 'rowcount' }
   | { readonly e: 'lit'; readonly value: EmulatedValue }
-  | { readonly e: 'neg'; readonly of: Expr };
+  | { readonly e: 'neg'; readonly of: Expr }
+  | { readonly e: 'decimal'; readonly of: Expr };
 
 interface ObjectName {
   readonly schema: string;
@@ -312,12 +313,28 @@ class Parser {
         return { e: 'lit', value: t.v };
       case 'name':
         if (t.word && t.v.toUpperCase() === 'NULL') return { e: 'lit', value: null };
+        if (t.word && t.v.toUpperCase() === 'CAST') return this.castToDecimal();
         break;
       case 'punct':
         break;
     }
     this.at -= 1;
     return this.fail();
+  }
+
+  // `CAST(expr AS decimal(p, s))`, the form the writer binds exact decimals with.
+  private castToDecimal(): Expr {
+    this.expectPunct('(');
+    const of = this.expr();
+    this.expectKeyword('AS');
+    this.expectKeyword('DECIMAL', 'NUMERIC');
+    this.expectPunct('(');
+    this.expr();
+    this.expectPunct(',');
+    this.expr();
+    this.expectPunct(')');
+    this.expectPunct(')');
+    return { e: 'decimal', of };
   }
 
   private statement(): Statement {
@@ -630,6 +647,15 @@ export class TableEmulator {
       case 'neg': {
         const v = this.value(expr.of, run);
         return typeof v === 'number' ? -v : v;
+      }
+      case 'decimal': {
+        // The emulator keeps numbers as doubles: the exact digits are in the recorded
+        // parameter (TdsServer.requests), which is what tests of exactness read.
+        const v = this.value(expr.of, run);
+        const text = typeof v === 'string' ? v.trim() : String(v);
+        if (v === null) return null;
+        if (!/^[+-]?(\d+\.?\d*|\.\d+)$/u.test(text)) throw new SqlFailure(sqlServerErrors.conversionError(typeof v === 'string' ? 'varchar' : 'float', 'numeric'));
+        return Number(text);
       }
       case 'var': {
         if (run.vars.has(expr.name)) return run.vars.get(expr.name) ?? null;

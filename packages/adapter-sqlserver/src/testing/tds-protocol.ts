@@ -453,6 +453,23 @@ function readTypedValue(c: Cursor): { wireType: string; value: TdsValue } {
       const value = type === 0x26 ? readInt(bytes) : type === 0x6d ? readFloat(bytes) : bytes.readUInt8(0) !== 0;
       return { wireType: `${name}(${max})`, value };
     }
+    case 0x6a: // DECIMALN
+    case 0x6c: {
+      // NUMERICN (2.2.5.5.1.6): sign byte (1 = positive), then the unscaled integer in
+      // little-endian bytes; decoded to exact decimal text so a test sees every digit.
+      c.u8(); // max length
+      const precision = c.u8();
+      const scale = c.u8();
+      const wireType = `${type === 0x6a ? 'decimal' : 'numeric'}(${precision}, ${scale})`;
+      const length = c.u8();
+      if (length === 0) return { wireType, value: null };
+      const bytes = c.bytes(length);
+      let unscaled = 0n;
+      for (let i = bytes.length - 1; i >= 1; i -= 1) unscaled = (unscaled << 8n) | BigInt(bytes[i] ?? 0);
+      const digits = unscaled.toString().padStart(scale + 1, '0');
+      const text = scale === 0 ? digits : `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+      return { wireType, value: `${bytes[0] === 1 ? '' : '-'}${text}` };
+    }
     case 0xe7: // NVARCHAR
     case 0xef: // NCHAR
     case 0xa7: // VARCHAR

@@ -1,8 +1,12 @@
+import { ExactNumber } from './exact-number.js';
+
 /**
- * A column value: string, number (finite), boolean or null.
+ * A column value: string, number, boolean or null. A number is a finite JS `number` or,
+ * when a JS number cannot hold the digits written, an {@link ExactNumber}; either is
+ * written exactly or refused (`invalid_value`, CONTRACT.md "Exact values").
  * Source: api-spec.md "Record (row)".
  */
-export type ColumnValue = string | number | boolean | null;
+export type ColumnValue = string | number | ExactNumber | boolean | null;
 
 /**
  * Column name to value pairs of one row write; never empty, names follow the identifier
@@ -21,7 +25,7 @@ export interface KeySelector {
   /** Column compared with `value`. */
   readonly column: string;
   /** Value of the key; null is refused by validation. */
-  readonly value: string | number | boolean;
+  readonly value: string | number | ExactNumber | boolean;
 }
 
 /** True for the JSON scalars a column accepts. */
@@ -30,6 +34,7 @@ export function isColumnValue(value: unknown): value is ColumnValue {
     value === null ||
     typeof value === 'string' ||
     typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
+    (typeof value === 'number' && Number.isFinite(value)) ||
+    value instanceof ExactNumber
   );
 }

@@ -1,6 +1,7 @@
 import type { ColumnValue, ColumnValues } from '../domain/column-values.js';
 import { formatEntityName, type EntityName } from '../domain/entity-name.js';
 import { domainError } from '../domain/errors.js';
+import { sameColumnValue } from '../domain/exact-number.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { InsertCommand, RecordWriter, UpdateCommand, WriteError, WriteOutcome } from '../ports/record-writer.js';
 
@@ -47,13 +48,21 @@ export class InMemoryRecordWriter implements RecordWriter {
     this.received.push(command);
     const table = this.resolve(command.entity, { ...command.values, [command.key.column]: command.key.value });
     if (!table.ok) return Promise.resolve(table);
-    const matches = table.value.rows.filter((r) => r[command.key.column] === command.key.value);
+    // Numbers compare by exact value (CONTRACT.md "Exact values"), as SQL Server compares
+    // the exactly bound parameter: 9007199254740993 never selects 9007199254740992.
+    const matches = table.value.rows.filter((r) => Object.hasOwn(r, command.key.column) && sameColumnValue(r[command.key.column], command.key.value));
     if (matches.length > 1) {
       return Promise.resolve(
         err(domainError('ambiguous_key', `key_column ${command.key.column} selects ${matches.length} rows; nothing was changed.`)),
       );
     }
-    for (const row of matches) Object.assign(row, command.values);
+    // defineProperty, not Object.assign: a column named __proto__ is set as a column, never
+    // through the inherited setter that would replace the row's prototype.
+    for (const row of matches) {
+      for (const [column, value] of Object.entries(command.values)) {
+        Object.defineProperty(row, column, { value, enumerable: true, writable: true, configurable: true });
+      }
+    }
     return Promise.resolve(ok({ rowsAffected: matches.length }));
   }
 

@@ -31,13 +31,24 @@ export const columnValueSchema = {
   description: 'Column value: string, number, boolean or null. Always bound as a parameter.',
 } as const;
 
+/**
+ * Most parameters one row write binds. SQL Server takes at most 2,100 parameters in one
+ * RPC request, and `sp_executesql` (which carries every write) uses two of them for the
+ * statement and its declarations: 2,101 or 2,102 are refused with error 8003 (seen by
+ * SqlClient and EF Core users: dotnet/efcore#37336). Source: CONTRACT.md "Exact values";
+ * T-SQL "Maximum capacity specifications" (parameters per stored procedure).
+ */
+export const MAX_WRITE_PARAMETERS = 2_098;
+
 /** Schema of `values`. */
 export const columnValuesSchema = {
   type: 'object',
   minProperties: 1,
+  maxProperties: MAX_WRITE_PARAMETERS,
   propertyNames: { pattern: IDENTIFIER_PATTERN },
   additionalProperties: columnValueSchema,
-  description: 'Column name to value pairs; at least one. Column names follow the identifier rules of `entity` parts.',
+  description:
+    'Column name to value pairs: at least one, at most 2,098 (SQL Server takes 2,100 parameters per request, two of which `sp_executesql` uses); an update at most 2,097, as `key_value` is one more parameter. Column names follow the identifier rules of `entity` parts and must differ case-insensitively. A number is written exactly (an integer within bigint, or a decimal of at most 38 digits) or refused with `invalid_value`.',
   examples: [{ sku: 'A-1', qty: 3, paid: true, note: null }],
 } as const;
 

@@ -1,4 +1,4 @@
-import { columnValuesSchema, entitySchema, IDENTIFIER_PATTERN } from './common.js';
+import { columnValuesSchema, entitySchema, IDENTIFIER_PATTERN, MAX_WRITE_PARAMETERS } from './common.js';
 
 /**
  * Body of `POST /api/v1/connections/{connection_id}/records`.
@@ -38,9 +38,11 @@ export const updateRecordBodySchema = {
     },
     key_value: {
       type: ['string', 'number', 'boolean'],
-      description: 'Value of the key of the row to update; null is not allowed.',
+      description:
+        'Value of the key of the row to update; null is not allowed. A number is bound exactly (an integer within bigint, or a decimal of at most 38 digits) or refused with `invalid_value`.',
       examples: [42],
     },
-    values: columnValuesSchema,
+    // key_value is one more parameter of the statement (CONTRACT.md "Exact values").
+    values: { ...columnValuesSchema, maxProperties: MAX_WRITE_PARAMETERS - 1 },
   },
 } as const;

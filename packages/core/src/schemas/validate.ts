@@ -1,11 +1,13 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ColumnValues } from '../domain/column-values.js';
-import type { ValidationIssue } from '../domain/errors.js';
+import { domainError, validationFailed, type DomainError, type ValidationIssue } from '../domain/errors.js';
+import { exactDecimalOf, ExactNumber } from '../domain/exact-number.js';
 import { checkIdentifierPart } from '../domain/identifier.js';
 import { parseEntityName } from '../domain/entity-name.js';
 import type { FileReference } from '../domain/file-reference.js';
 import { err, ok, type Result } from '../domain/result.js';
+import { MAX_WRITE_PARAMETERS } from './common.js';
 import { insertRecordBodySchema, updateRecordBodySchema } from './record-schemas.js';
 import { filesRunBodySchema, messageRunBodySchema } from './run-schemas.js';
 
@@ -18,7 +20,7 @@ export interface InsertRecordBody {
 /** Wire body of the row update, once valid. Source: CONTRACT.md "Row writes". */
 export interface UpdateRecordBody extends InsertRecordBody {
   readonly key_column: string;
-  readonly key_value: string | number | boolean;
+  readonly key_value: string | number | ExactNumber | boolean;
 }
 
 /** Wire body of a run request, Option 1. Source: CONTRACT.md "Runs". */
@@ -111,6 +113,11 @@ function issueOf(e: ErrorObject, body: unknown): ValidationIssue | undefined {
       return { path: at, message: `must have at most ${String(e.params['limit'])} elements` };
     case 'minProperties':
       return { path: at, message: `must have at least ${String(e.params['limit'])} member(s)` };
+    case 'maxProperties':
+      return {
+        path: at,
+        message: `must have at most ${String(e.params['limit'])} members: SQL Server takes 2,100 parameters per request, sp_executesql uses two${Number(e.params['limit']) < MAX_WRITE_PARAMETERS ? ' and key_value one' : ''}`,
+      };
     case 'minLength':
       return { path: at, message: Number(e.params['limit']) === 1 ? 'must not be empty' : `must be at least ${String(e.params['limit'])} characters` };
     case 'maxLength':
@@ -134,42 +141,108 @@ function issuesOf(errors: readonly ErrorObject[] | null | undefined, body: unkno
   return issues.slice(0, MAX_ISSUES);
 }
 
+/**
+ * The body as the JSON Schemas see it: every {@link ExactNumber}, `NaN` and infinity
+ * replaced by the number 0, so that `type: number` holds for them (ajv knows no class and
+ * refuses non-finite numbers as if they were of another type); whether the number can be
+ * written is checked after the schema, on the original (`invalid_value`). Unchanged parts
+ * are shared.
+ */
+function schemaView(value: unknown): unknown {
+  if (value instanceof ExactNumber || (typeof value === 'number' && !Number.isFinite(value))) return 0;
+  if (Array.isArray(value)) {
+    const items = value.map(schemaView);
+    return items.every((item, i) => item === value[i]) ? value : items;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  let changed = false;
+  const view: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const item = schemaView(source[key]);
+    if (item !== source[key]) changed = true;
+    // defineProperty: a member named __proto__ stays a member, never the prototype.
+    Object.defineProperty(view, key, { value: item, enumerable: true, writable: true, configurable: true });
+  }
+  return changed ? view : value;
+}
+
 function run<T>(validate: ValidateFunction<T>, body: unknown): Result<T, ValidationIssue[]> {
-  if (validate(body)) return ok(body);
+  if (validate(schemaView(body))) return ok(body as T);
   return err(issuesOf(validate.errors, body));
 }
 
+type RecordBodyError = DomainError<'validation_failed' | 'invalid_value'>;
+
 // The schema patterns count code points (unicode regexps), but identifiers are limited
 // in UTF-16 code units (sysname), as parseEntityName limits entity parts: re-check the
-// column names a pattern let through, such as 65 emoji (130 code units).
-function checkColumnNames<T extends InsertRecordBody>(result: Result<T, ValidationIssue[]>): Result<T, ValidationIssue[]> {
-  if (!result.ok) return result;
+// column names a pattern let through, such as 65 emoji (130 code units). Two names that
+// differ only in case name one column of a case-insensitive database (SQL Server's
+// default collations), which SQL Server refuses (error 264) after the body was accepted.
+function checkColumnNames<T extends InsertRecordBody>(body: T): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  if ('key_column' in result.value && typeof result.value.key_column === 'string') {
-    const why = checkIdentifierPart(result.value.key_column);
+  if ('key_column' in body && typeof body.key_column === 'string') {
+    const why = checkIdentifierPart(body.key_column);
     if (!why.ok) issues.push({ path: '/key_column', message: why.error });
   }
-  for (const name of Object.keys(result.value.values)) {
+  const seen = new Map<string, string>();
+  for (const name of Object.keys(body.values)) {
     const why = checkIdentifierPart(name);
     if (!why.ok) issues.push({ path: `/values/${escapePointerToken(name)}`, message: `column name ${why.error}` });
+    const folded = name.toLowerCase();
+    const first = seen.get(folded);
+    if (first !== undefined) {
+      issues.push({ path: `/values/${escapePointerToken(name)}`, message: `names the same column as ${first}: column names are compared case-insensitively` });
+    } else {
+      seen.set(folded, name);
+    }
   }
-  return issues.length === 0 ? result : err(issues.slice(0, MAX_ISSUES));
+  return issues.slice(0, MAX_ISSUES);
+}
+
+// CONTRACT.md "Exact values": every number in `values` and `key_value` is written
+// exactly or refused, naming the field.
+function checkNumbers<T extends InsertRecordBody>(body: T): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const check = (path: string, value: unknown): void => {
+    if (typeof value !== 'number' && !(value instanceof ExactNumber)) return;
+    const exact = exactDecimalOf(value);
+    if (!exact.ok) issues.push({ path, message: exact.error });
+  };
+  for (const name of Object.keys(body.values)) check(`/values/${escapePointerToken(name)}`, body.values[name]);
+  if ('key_value' in body) check('/key_value', body.key_value);
+  return issues.slice(0, MAX_ISSUES);
+}
+
+function checkRecordBody<T extends InsertRecordBody>(result: Result<T, ValidationIssue[]>): Result<T, RecordBodyError> {
+  if (!result.ok) return err(validationFailed(result.error));
+  const names = checkColumnNames(result.value);
+  if (names.length > 0) return err(validationFailed(names));
+  const numbers = checkNumbers(result.value);
+  if (numbers.length === 0) return result;
+  const first = numbers[0] as ValidationIssue;
+  const more = numbers.length > 1 ? ` (and ${numbers.length - 1} more)` : '';
+  return err(domainError('invalid_value', `${first.path}: ${first.message}${more}`, { errors: numbers }));
 }
 
 /**
- * Validates the body of a row insert against {@link insertRecordBodySchema}.
- * @returns the typed body, or every failed rule as issues with JSON Pointer paths.
+ * Validates the body of a row insert against {@link insertRecordBodySchema}, then the
+ * column names (identifier rules, no two equal case-insensitively) and the numbers
+ * (CONTRACT.md "Exact values").
+ * @returns the typed body; `validation_failed` with every failed rule as issues with
+ *   JSON Pointer paths; or `invalid_value` naming each number that cannot be written
+ *   exactly.
  */
-export function validateInsertRecordBody(body: unknown): Result<InsertRecordBody, ValidationIssue[]> {
-  return checkColumnNames(run(insertValidator, body));
+export function validateInsertRecordBody(body: unknown): Result<InsertRecordBody, RecordBodyError> {
+  return checkRecordBody(run(insertValidator, body));
 }
 
 /**
- * Validates the body of a row update against {@link updateRecordBodySchema}.
- * @returns the typed body, or every failed rule as issues with JSON Pointer paths.
+ * Validates the body of a row update like {@link validateInsertRecordBody}, against
+ * {@link updateRecordBodySchema}; `key_value` is checked as a number too.
  */
-export function validateUpdateRecordBody(body: unknown): Result<UpdateRecordBody, ValidationIssue[]> {
-  return checkColumnNames(run(updateValidator, body));
+export function validateUpdateRecordBody(body: unknown): Result<UpdateRecordBody, RecordBodyError> {
+  return checkRecordBody(run(updateValidator, body));
 }
 
 const OPTION_1_ONLY = ['files', 'process_together', 'notification_email', 'background_files'] as const;

@@ -97,7 +97,8 @@ export type WriteStep<B> = (
 /**
  * The steps shared by the row insert and the row update, in CONTRACT.md's order:
  * charge the credential's window (`rate_limited`); check `X-Svc-Egress`
- * (`invalid_header`); validate the body (`validation_failed`); find the connection
+ * (`invalid_header`); validate the body (`validation_failed`; a number that cannot be
+ * written exactly: `invalid_value`); find the connection
  * (`not_found`); refuse types other than `sqlserver` (`writes_not_supported`) before the
  * writer is called; then `write`.
  */
@@ -105,7 +106,7 @@ export async function executeRecordWrite<B extends InsertRecordBody>(
   input: RecordWriteInput,
   quota: RequestQuota,
   catalog: ConnectionCatalog,
-  validate: (body: unknown) => Result<B, ValidationIssue[]>,
+  validate: (body: unknown) => Result<B, DomainError<'validation_failed' | 'invalid_value'>>,
   write: WriteStep<B>,
 ): Promise<Metered<RowWriteResult, RecordWriteErrorCode>> {
   const rateLimit = await quota.charge(input.principal);
@@ -113,7 +114,7 @@ export async function executeRecordWrite<B extends InsertRecordBody>(
   const route = routeOf(input.route);
   if (!route.ok) return { result: route, rateLimit };
   const body = validate(input.body);
-  if (!body.ok) return { result: err(validationFailed(body.error)), rateLimit };
+  if (!body.ok) return { result: body, rateLimit };
   const entity = entityOf(body.value.entity);
   if (!entity.ok) return { result: entity, rateLimit };
   const connection = await writableConnection(catalog, input.principal, input.connectionId);

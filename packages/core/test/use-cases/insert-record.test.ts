@@ -135,11 +135,10 @@ describe('InsertRecord', function () {
       expect(await issuePathsOf({ entity: ORDERS, values: { 'a/b~c': {} } })).to.deep.equal(['/values/a~1b~0c']);
     });
 
-    it('refuses NaN and Infinity, which an embedder can pass without JSON', async function () {
-      expect(await issuePathsOf({ entity: ORDERS, values: { qty: Number.NaN, id: Number.POSITIVE_INFINITY } })).to.have.members([
-        '/values/qty',
-        '/values/id',
-      ]);
+    it('refuses NaN and Infinity, which an embedder can pass without JSON, as numbers that cannot be written (invalid_value)', async function () {
+      const { result } = await w.insertRecord.execute(aRecordWrite({ entity: ORDERS, values: { qty: Number.NaN, id: Number.POSITIVE_INFINITY } }));
+      expect(errorOf(result).code).to.equal('invalid_value');
+      expect((errorOf(result).errors ?? []).map((i) => i.path)).to.have.members(['/values/qty', '/values/id']);
     });
 
     it('refuses empty values', async function () {

@@ -1,0 +1,190 @@
+import type { IncomingMessage } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, type InputType, type ZlibOptions, type BrotliOptions } from 'node:zlib';
+import { parse, type ValueNode } from '@humanwhocodes/momoa';
+import { escapePointerToken, parseJsonNumber } from '@svc/core';
+import getRawBody from 'raw-body';
+import { HttpProblem } from './problem.js';
+
+/** Content codings a request body may be sent with (RFC 9110 §8.4.1), by their name. */
+const DECODERS: Readonly<Record<string, (buffer: InputType, options: ZlibOptions & BrotliOptions) => Promise<Buffer>>> = {
+  gzip: promisify(gunzip),
+  // RFC 9110 §8.4.1.3: recipients should treat x-gzip as gzip.
+  'x-gzip': promisify(gunzip),
+  // RFC 9110 §8.4.1.2: "deflate" is the zlib format (RFC 1950), not raw deflate.
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress),
+};
+
+/** The `Accept-Encoding` a 415 for a content coding carries (RFC 9110 §15.5.16). */
+export const ACCEPTED_CONTENT_CODINGS = 'gzip, deflate, br';
+
+// Deflate's worst case adds 5 bytes per 64 KiB stored block, gzip 18 bytes of frame,
+// brotli a few bytes per uncompressed meta-block: a coded body whose decoded form fits
+// the limit is never more than this much larger than the limit.
+const CODED_SLACK_BYTES = 16 * 1024;
+
+// Deeper than any body of this API (a run body is 4 levels); the limit keeps the
+// conversion below from recursing as deep as a 1 MiB `[[[[...` would take it.
+const MAX_DEPTH = 64;
+
+// RFC 9110 §5.6.2 token, short enough to name in a detail.
+const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]{1,40}$/u;
+
+/**
+ * Reads a JSON request body exactly: decodes its `Content-Encoding`, holds the decoded
+ * size to `limitBytes`, checks UTF-8, and parses it with a maintained parser that keeps
+ * every member and every number's text. Source: CONTRACT.md "Request bodies and
+ * headers", "Row writes" and "Exact values".
+ *
+ * - `Content-Encoding`: `gzip` (and `x-gzip`), `deflate` (zlib format) and `br` are
+ *   decoded, `identity` is none; any other coding, or two stacked codings, throw 415
+ *   `unsupported_media_type` naming it. The coded bytes are read first (at most
+ *   `limitBytes` + 16 KiB), then decoded by node:zlib with `maxOutputLength`, which
+ *   stops inflating at the limit: a zip bomb costs at most `limitBytes` of output.
+ * - Over the limit (declared `Content-Length`, bytes read, or decoded size): 413
+ *   `payload_too_large`.
+ * - A corrupt or truncated coded body, bytes that are not UTF-8, text that is not JSON
+ *   (ECMA-404), a member name given twice in one object, or nesting deeper than 64:
+ *   400 `invalid_json`, naming the line and column or the member's JSON Pointer.
+ * - Objects have no prototype and members are defined, never assigned, so a member
+ *   named `__proto__`, `constructor` or `toString` is a member like any other.
+ * - Numbers: a JS `number` when it holds the value written, else the core's
+ *   `ExactNumber` with the text as written (`parseJsonNumber`).
+ *
+ * Why @humanwhocodes/momoa and not lossless-json: lossless-json 4.3.3 keeps number text
+ * but silently merges a member given twice with an equal value (`parse.js`: the
+ * duplicate hook runs only when `!isDeepEqual(value, object[key])`), while CONTRACT.md
+ * refuses every repeated member name. momoa's syntax tree keeps every member and each
+ * number's position, so the text is sliced from the body; it lets a raw control
+ * character through inside a string (measured: `"x\u0001"` parses), which is checked here.
+ *
+ * @returns the parsed body, or `undefined` for an empty one.
+ * @throws HttpProblem with `unsupported_media_type`, `payload_too_large` or `invalid_json`.
+ */
+export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
+  const coding = contentCodingOf(req.headers['content-encoding']);
+  const raw = await readRaw(req, limitBytes, coding);
+  const bytes = coding === undefined ? raw : await decode(raw, coding, limitBytes);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpProblem('invalid_json', 'The request body is not valid UTF-8.');
+  }
+  if (text.trim() === '') return undefined;
+  return parseJson(text);
+}
+
+/** The one coding to decode (lower case), `undefined` for none; 415 for anything else. */
+function contentCodingOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const codings = header
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length > 1) {
+    throw new HttpProblem(
+      'unsupported_media_type',
+      `Content-Encoding ${codings.every((c) => TOKEN.test(c)) ? codings.join(', ') : 'with several codings'} is not supported: send at most one of ${ACCEPTED_CONTENT_CODINGS}.`,
+      { 'Accept-Encoding': ACCEPTED_CONTENT_CODINGS },
+    );
+  }
+  const [coding] = codings;
+  if (coding === undefined) return undefined;
+  if (!Object.hasOwn(DECODERS, coding)) {
+    const named = TOKEN.test(coding) ? `Content-Encoding ${coding}` : 'This Content-Encoding';
+    throw new HttpProblem('unsupported_media_type', `${named} is not supported: send the body as identity, ${ACCEPTED_CONTENT_CODINGS}.`, {
+      'Accept-Encoding': ACCEPTED_CONTENT_CODINGS,
+    });
+  }
+  return coding;
+}
+
+function tooLarge(limitBytes: number, what: string): HttpProblem {
+  return new HttpProblem('payload_too_large', `The request body is larger than ${limitBytes} bytes${what}.`);
+}
+
+async function readRaw(req: IncomingMessage, limitBytes: number, coding: string | undefined): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  try {
+    // Content-Length counts coded bytes: raw-body checks it against the limit before
+    // reading only when it is the decoded size too (no coding).
+    return await getRawBody(req, {
+      limit: coding === undefined ? limitBytes : limitBytes + CODED_SLACK_BYTES,
+      ...(coding === undefined && declared !== undefined ? { length: declared } : {}),
+    });
+  } catch (error) {
+    const type = (error as { type?: unknown }).type;
+    if (type === 'entity.too.large') throw tooLarge(limitBytes, coding === undefined ? '' : ' (coded)');
+    if (type === 'request.size.invalid') throw new HttpProblem('invalid_json', 'The request body is shorter or longer than its Content-Length.');
+    if (type === 'request.aborted') throw new HttpProblem('invalid_json', 'The request body ended before it was complete.');
+    throw error;
+  }
+}
+
+async function decode(raw: Buffer, coding: string, limitBytes: number): Promise<Buffer> {
+  const decoder = DECODERS[coding] as (buffer: InputType, options: ZlibOptions & BrotliOptions) => Promise<Buffer>;
+  try {
+    return await decoder(raw, { maxOutputLength: limitBytes });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limitBytes, ' once decoded');
+    throw new HttpProblem('invalid_json', `The request body could not be decoded as ${coding}: it is corrupt or truncated.`);
+  }
+}
+
+function parseJson(text: string): unknown {
+  let body: ValueNode;
+  try {
+    body = parse(text, { mode: 'json' }).body;
+  } catch (error) {
+    if (error instanceof RangeError) throw new HttpProblem('invalid_json', `The request body is nested more than ${MAX_DEPTH} levels deep.`);
+    const e = error as { line?: unknown; column?: unknown };
+    const at = typeof e.line === 'number' && typeof e.column === 'number' ? ` (at line ${e.line}, column ${e.column})` : '';
+    throw new HttpProblem('invalid_json', `The request body is not valid JSON${at}.`);
+  }
+  return valueOf(body, text, '', 0);
+}
+
+function valueOf(node: ValueNode, text: string, pointer: string, depth: number): unknown {
+  if (depth > MAX_DEPTH) throw new HttpProblem('invalid_json', `The request body is nested more than ${MAX_DEPTH} levels deep.`);
+  switch (node.type) {
+    case 'String':
+      checkString(node, text);
+      return node.value;
+    case 'Number':
+      return parseJsonNumber(text.slice(node.loc.start.offset, node.loc.end.offset));
+    case 'Boolean':
+      return node.value;
+    case 'Null':
+      return null;
+    case 'Array':
+      return node.elements.map((element, i) => valueOf(element.value, text, `${pointer}/${i}`, depth + 1));
+    case 'Object': {
+      const object = Object.create(null) as Record<string, unknown>;
+      for (const member of node.members) {
+        if (member.name.type !== 'String') throw new HttpProblem('invalid_json', 'The request body is not valid JSON.');
+        checkString(member.name, text);
+        const name = member.name.value;
+        const at = `${pointer}/${escapePointerToken(name)}`;
+        if (Object.hasOwn(object, name)) {
+          const { line, column } = member.loc.start;
+          throw new HttpProblem('invalid_json', `The member ${at} is given twice (again at line ${line}, column ${column}); a member name may appear once.`);
+        }
+        // defineProperty: never an inherited setter, whatever the name.
+        Object.defineProperty(object, name, { value: valueOf(member.value, text, at, depth + 1), enumerable: true, writable: true, configurable: true });
+      }
+      return object;
+    }
+    default:
+      // NaN, Infinity and identifiers exist only in momoa's JSON5 mode.
+      throw new HttpProblem('invalid_json', 'The request body is not valid JSON.');
+  }
+}
+
+// RFC 8259 §7: control characters must be escaped inside strings.
+function checkString(node: { loc: { start: { offset: number; line: number; column: number }; end: { offset: number } } }, text: string): void {
+  if (/[\u0000-\u001f]/u.test(text.slice(node.loc.start.offset, node.loc.end.offset))) {
+    throw new HttpProblem('invalid_json', `The request body is not valid JSON (an unescaped control character in the string at line ${node.loc.start.line}, column ${node.loc.start.column}).`);
+  }
+}
