@@ -6,7 +6,7 @@ import type { Container } from 'inversify';
 import { DemoRunProcessor, LogNotifier, type RunWorker } from '@svc/adapter-queue/memory';
 import { buildApps, buildContainer, closeAdapters, pickAdapters } from './container.js';
 import type { ServerSettings } from './settings.js';
-import { droppedClientNotes, HttpDrain, within, type StopReport } from './shutdown.js';
+import { HttpDrain, within, type StopReport } from './shutdown.js';
 
 export { drained, abandonedMessage, type StopReport } from './shutdown.js';
 
@@ -98,10 +98,8 @@ export async function startServer(settings: ServerSettings, logger: Logger): Pro
         const runsClosed = worker === undefined ? undefined : within(worker.close(false, graceMs), left());
         const [cutMain, cutEgress] = await Promise.all([mainDrain.drain(graceMs), egressDrain.drain(graceMs)]);
         const runs = await runsClosed;
-        const closeStepsUnfinished = [
-          ...(runs?.outcome === 'done' ? droppedClientNotes(runs.value?.droppedClients).map((note) => `run worker: ${note}`) : []),
-          ...(await closeAdapters(adapters, left())),
-        ];
+        // The runs step reports the clients its workers dropped, this worker's among them.
+        const closeStepsUnfinished = await closeAdapters(adapters, left());
         // Nothing left to wait for: the deactivation hook finds the adapters closed.
         await within(container.unbindAllAsync(), left());
         return {
