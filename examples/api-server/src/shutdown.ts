@@ -17,7 +17,10 @@ export interface StopReport {
    * they are lost with the process.
    */
   readonly runsAbandoned: readonly string[];
-  /** True when an in-memory worker was still processing (its run ids are not known). */
+  /**
+   * True when the worker's close did not end within grace + budget (the in-memory worker,
+   * which does not bound its wait itself): its run ids are not known.
+   */
   readonly inProcessRunsAbandoned: boolean;
   /** Close steps that did not finish within `shutdown_close_budget_ms` (or failed). */
   readonly closeStepsUnfinished: readonly string[];
@@ -35,7 +38,9 @@ export function abandonedMessage(report: StopReport): string {
   if (report.runsAbandoned.length > 0) {
     parts.push(`${report.runsAbandoned.length} run(s) in progress abandoned (they stay queued: another worker picks them up once their lock expires)`);
   }
-  if (report.inProcessRunsAbandoned) parts.push('runs in progress in the in-process worker abandoned (in-memory runs are lost with the process)');
+  if (report.inProcessRunsAbandoned) {
+    parts.push('the run worker did not stop within grace + budget: its runs in progress abandoned (in-memory runs are lost with the process)');
+  }
   if (report.closeStepsUnfinished.length > 0) parts.push(`close did not finish: ${report.closeStepsUnfinished.join(', ')}`);
   return `stopped, abandoning: ${parts.join('; ')}`;
 }
@@ -94,6 +99,14 @@ export function droppedClientNotes(droppedClients: readonly string[] | undefined
  */
 export const DRAIN_IDLE_CLOSE_MS = 1_000;
 
+/** One open connection of an {@link HttpDrain}. */
+interface ConnectionState {
+  /** Responses not finished yet: the requests in flight on it. */
+  readonly open: Set<ServerResponse>;
+  /** Closes it once it has been idle {@link DRAIN_IDLE_CLOSE_MS} during the drain. */
+  idleTimer?: NodeJS.Timeout;
+}
+
 /**
  * The drain of one HTTP listener (CONTRACT.md "Dependencies and faults": stop accepting,
  * answer what was received, with `Connection: close` on kept-alive connections).
@@ -106,14 +119,14 @@ export const DRAIN_IDLE_CLOSE_MS = 1_000;
  */
 export class HttpDrain {
   /** Each open connection and the responses it has not finished. */
-  private readonly connections = new Map<Socket, { open: Set<ServerResponse>; idleTimer?: NodeJS.Timeout }>();
+  private readonly connections = new Map<Socket, ConnectionState>();
   private closeAfterResponse = false;
   private draining = false;
 
   /** Tracks the connections of `server`; call before it listens. */
   constructor(private readonly server: Server) {
     server.on('connection', (socket: Socket) => {
-      const state = { open: new Set<ServerResponse>() } as { open: Set<ServerResponse>; idleTimer?: NodeJS.Timeout };
+      const state: ConnectionState = { open: new Set() };
       this.connections.set(socket, state);
       socket.once('close', () => {
         clearTimeout(state.idleTimer);
