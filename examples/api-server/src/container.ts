@@ -32,6 +32,7 @@ import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { RoutingRecordWriter } from './routing-record-writer.js';
 import { ConfigError, type ServerSettings } from './settings.js';
+import { closeSteps, droppedClientNotes } from './shutdown.js';
 
 const id = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`svc.${name}`) as ServiceIdentifier<T>;
 
@@ -178,6 +179,33 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   return { rateLimiter, runs, recordWriter, readiness };
 }
 
+const adapterClosings = new WeakMap<Adapters, Promise<string[]>>();
+
+/**
+ * Closes what the adapters hold, once (a second call returns the first one's promise):
+ * the runs (workers, then the queue and its Redis client), the rate limiter's Redis
+ * client and the SQL Server pools, at the same time, each bounded by `budgetMs` (a lost
+ * or paused dependency never answers a QUIT; its client is then left to the process's
+ * exit).
+ * @returns the names of the close steps that did not finish in time or failed.
+ */
+export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<string[]> {
+  let closing = adapterClosings.get(adapters);
+  if (closing === undefined) {
+    closing = closeSteps(
+      {
+        // Workers were stopped during the drain; a second close of one is a no-op.
+        runs: async () => droppedClientNotes((await adapters.runs.close())?.droppedClients),
+        'rate limiter': async () => void (await adapters.rateLimiter.close?.()),
+        'SQL Server pools': async () => void (await adapters.recordWriter.close?.()),
+      },
+      budgetMs,
+    );
+    adapterClosings.set(adapters, closing);
+  }
+  return closing;
+}
+
 /**
  * Builds the container of the API server: value and factory bindings only (no
  * decorators), singletons, and async deactivation hooks that close what holds
@@ -191,10 +219,7 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   container.bind(TOKENS.ids).toConstantValue(new RandomIdGenerator());
   bindCatalogs(container, settings);
   container.bind(TOKENS.adapters).toConstantValue(adapters).onDeactivation(async (a) => {
-    // Workers first (they finish their runs), then the clients they need.
-    await a.runs.close();
-    await a.rateLimiter.close?.();
-    await a.recordWriter.close?.();
+    await closeAdapters(a, Number.POSITIVE_INFINITY);
   });
   container.bind(TOKENS.rateLimiter).toConstantValue(adapters.rateLimiter);
   container.bind(TOKENS.runStore).toConstantValue(adapters.runs.store);

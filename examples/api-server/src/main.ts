@@ -1,12 +1,15 @@
 /**
  * The API server: `node examples/api-server/dist/main.js [--config FILE]` (or
  * `SVC_CONFIG=FILE`). Without a configuration it serves a development account whose
- * fresh secrets it prints once. SIGTERM / SIGINT drain and stop.
+ * fresh secrets it prints once. SIGTERM / SIGINT drain and stop within
+ * `shutdown_delay_ms + shutdown_grace_ms + shutdown_close_budget_ms`: exit 0 when
+ * everything drained, 1 with one log line naming what was abandoned.
  */
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { DEV_AGENT_ID, DEV_POSTGRESQL_CONNECTION_ID, DEV_SQLSERVER_CONNECTION_ID, devAccount } from './dev-account.js';
 import { startServer, type RunningServer } from './server.js';
+import { exitAfterStop } from './shutdown.js';
 import { ConfigError, loadSettings, type ServerSettings } from './settings.js';
 
 async function main(): Promise<void> {
@@ -32,18 +35,14 @@ async function main(): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping: draining in-flight requests');
-    (running.server?.stop() ?? Promise.resolve()).then(
-      () => {
-        logger.info({}, 'stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ error_type: (error as Error)?.name }, 'stop failed');
-        process.exit(1);
-      },
+    const { delayMs, graceMs, closeBudgetMs } = settings.shutdown;
+    logger.info(
+      { signal, shutdown_delay_ms: delayMs, shutdown_grace_ms: graceMs, shutdown_close_budget_ms: closeBudgetMs },
+      'stopping: draining in-flight requests',
     );
+    exitAfterStop(logger, running.server?.stop(), delayMs + graceMs + closeBudgetMs);
   };
+  // process.once: a second signal meets Node's default action and ends the process at once.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 
@@ -51,8 +50,8 @@ async function main(): Promise<void> {
   running.server = server;
   if (stopping) {
     // The signal came while starting: stop what has just started.
-    await server.stop();
-    process.exit(0);
+    exitAfterStop(logger, server.stop(), settings.shutdown.delayMs + settings.shutdown.graceMs + settings.shutdown.closeBudgetMs);
+    return;
   }
   logger.info({ port: server.port, egress_port: server.egressPort, base_url: settings.baseUrl, egress_url: settings.egressUrl }, 'listening');
 

@@ -55,6 +55,37 @@ export interface DeprecationSettings {
   readonly link: string;
 }
 
+/**
+ * How a stop (SIGTERM / SIGINT) proceeds, in three phases (CONTRACT.md "Dependencies and
+ * faults"): delay → drain → close. The process exits at the latest
+ * `delayMs + graceMs + closeBudgetMs` after the signal, whatever state its dependencies
+ * are in.
+ */
+export interface ShutdownSettings {
+  /**
+   * `shutdown_delay_ms`, default 0: ms after the signal during which the server still
+   * listens and serves while `/readyz` answers 503 `draining`, so that a load balancer
+   * takes the instance out before it stops accepting.
+   */
+  readonly delayMs: number;
+  /**
+   * `shutdown_grace_ms`, default 10000: ms the drain lasts at most: requests already
+   * received (and requests on connections already open) are answered, runs in progress
+   * finish. Whatever is still open then is cut (requests) or abandoned (runs: with
+   * BullMQ their job's lock expires and another worker picks them up again).
+   */
+  readonly graceMs: number;
+  /**
+   * `shutdown_close_budget_ms`, default 5000: ms the close of clients and pools (Redis,
+   * BullMQ, SQL Server) may take after the drain. A live dependency closes in
+   * milliseconds; a paused or lost one never answers its QUIT, so this bounds the wait,
+   * and the clients still open then are dropped. The default keeps 0 + 10 s + 5 s well
+   * under Kubernetes' default `terminationGracePeriodSeconds` (30 s), after which the
+   * process would be SIGKILLed without its log line.
+   */
+  readonly closeBudgetMs: number;
+}
+
 /** Every setting of the API server, validated. Times in the names' units. */
 export interface ServerSettings {
   readonly baseUrl: string;
@@ -77,8 +108,8 @@ export interface ServerSettings {
   readonly accounts: readonly AccountSettings[];
   readonly deprecations: Readonly<Record<string, DeprecationSettings>>;
   readonly logLevel: string;
-  /** Milliseconds to finish in-flight requests on SIGTERM before closing anyway. */
-  readonly shutdownGraceMs: number;
+  /** How SIGTERM / SIGINT stop the process (CONTRACT.md "Dependencies and faults"). */
+  readonly shutdown: ShutdownSettings;
   /** Durability of runs (issue "Faults" part 5). */
   readonly durability: {
     /** `redis.require_durable`: refuse to start when Redis's settings could lose a run. */
@@ -225,7 +256,10 @@ export const configSchema = {
       },
     },
     log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
-    shutdown_grace_ms: { type: 'integer', minimum: 0 },
+    // Shutdown (CONTRACT.md "Dependencies and faults"): see ShutdownSettings.
+    shutdown_delay_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
+    shutdown_grace_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
+    shutdown_close_budget_ms: { type: 'integer', minimum: 100, maximum: 600_000 },
     index: {
       type: 'object',
       additionalProperties: false,
@@ -352,7 +386,7 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
       ]),
     ),
     logLevel: c.log_level ?? 'info',
-    shutdownGraceMs: c.shutdown_grace_ms ?? 10_000,
+    shutdown: { delayMs: c.shutdown_delay_ms ?? 0, graceMs: c.shutdown_grace_ms ?? 10_000, closeBudgetMs: c.shutdown_close_budget_ms ?? 5_000 },
     durability: {
       redisRequireDurable: c.redis?.require_durable ?? false,
       runRetentionSeconds: c.runs?.retention_seconds ?? DEFAULT_RUN_RETENTION_SECONDS,

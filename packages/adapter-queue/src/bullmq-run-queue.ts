@@ -2,7 +2,7 @@ import type { Run, RunQueue } from '@svc/core';
 import { Queue, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RedisRunStore } from './redis-run-store.js';
-import { quitClient } from './redis-client.js';
+import { QUIT_TIMEOUT_MS, quitWithin, settleWithin } from './close-within.js';
 
 /** The data of a BullMQ run job: the run id only; the run itself is in {@link RedisRunStore}. */
 export interface RunJobData {
@@ -110,10 +110,14 @@ export class BullMqRunQueue implements RunQueue {
     return jobs.filter((job) => job.id === runId).length;
   }
 
-  /** Closes the queue, then the client when owned. */
+  /**
+   * Closes the queue, then the client when owned; each step waits at most
+   * {@link QUIT_TIMEOUT_MS} (a lost or paused Redis never answers), then the client is
+   * dropped.
+   */
   async close(): Promise<void> {
-    await this.queue.close();
-    if (this.ownsClient) await quitClient(this.client);
+    await settleWithin(this.queue.close(), QUIT_TIMEOUT_MS);
+    if (this.ownsClient) await quitWithin(this.client);
   }
 }
 

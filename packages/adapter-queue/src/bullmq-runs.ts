@@ -2,8 +2,9 @@ import type { Logger, RunProcessor } from '@svc/core';
 import { silentLogger } from '@svc/core';
 import { BullMqRunQueue, type KeepFinishedJobs } from './bullmq-run-queue.js';
 import { BullMqRunWorker, type BullMqRunWorkerSettings } from './bullmq-run-worker.js';
-import type { RunBackend } from './run-backend.js';
-import { createRedisClient, quitClient, type RedisConnectionOptions } from './redis-client.js';
+import type { RunBackend, RunWorkerCloseReport } from './run-backend.js';
+import { quitWithin } from './close-within.js';
+import { createRedisClient, type RedisConnectionOptions } from './redis-client.js';
 import { RedisRunStore } from './redis-run-store.js';
 
 /** Settings of {@link BullMqRuns}. */
@@ -104,15 +105,24 @@ export class BullMqRuns implements RunBackend {
   }
 
   /**
-   * Closes workers, then the queue, then the client; see the class comment.
+   * Closes workers, then the queue, then the client; see the class comment. Bounded:
+   * resolves within `graceMs` plus a few seconds whatever state Redis is in (see
+   * {@link BullMqRunWorker.close}; a client whose QUIT is not answered is dropped).
    * @param force - do not wait for runs in progress (their jobs stall and are picked up
    * again by another worker, see {@link BullMqRunWorker}).
+   * @param graceMs - ms to wait for runs in progress at most; default for ever.
+   * @returns the runs abandoned in progress by every worker, and the clients dropped
+   * because Redis did not answer their QUIT.
    */
-  async close(force = false): Promise<void> {
+  async close(force = false, graceMs = Number.POSITIVE_INFINITY): Promise<RunWorkerCloseReport> {
     this.closed = true;
-    await Promise.all(this.workers.splice(0).map((w) => w.close(force)));
+    const reports = await Promise.all(this.workers.splice(0).map((w) => w.close(force, graceMs)));
     await this.queue.close();
-    await quitClient(this.client);
+    const quit = await quitWithin(this.client);
+    return {
+      abandonedRunIds: reports.flatMap((r) => r.abandonedRunIds),
+      droppedClients: [...reports.flatMap((r) => r.droppedClients ?? []), ...(quit ? [] : ['run-queue'])],
+    };
   }
 }
 

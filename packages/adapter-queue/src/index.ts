@@ -9,7 +9,7 @@
  * - {@link DemoRunProcessor} (a stand-in agent) and {@link LogNotifier}.
  * Source: CONTRACT.md "Runs"; ARCHITECTURE.md.
  */
-export type { RunBackend, RunWorker } from './run-backend.js';
+export type { RunBackend, RunWorker, RunWorkerCloseReport } from './run-backend.js';
 export { BullMqRuns, type BullMqRunsSettings } from './bullmq-runs.js';
 export { BullMqRunQueue, RUN_JOB_NAME, type BullMqRunQueueOptions, type KeepFinishedJobs, type RunJobData } from './bullmq-run-queue.js';
 export {

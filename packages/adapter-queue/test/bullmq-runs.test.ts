@@ -161,6 +161,29 @@ describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
     expect(notifier.count('stall-1')).to.equal(1);
   });
 
+  it('a close bounded by graceMs abandons the run in progress, names it, and another worker picks it up once the lock expires', async function () {
+    const prefix = `${runPrefix}${n++}`;
+    const runs = await openRuns({}, prefix);
+    await runs.queue.enqueue(aRun({ runId: 'grace-1' }));
+    // A processor that never ends: only the grace can end the wait for it.
+    const hanging: RunProcessor = { process: () => new Promise<RunProcessingResult>(() => undefined) };
+    const worker = await runs.startWorker(hanging, { lockDurationMs: 1000, stalledIntervalMs: 300 });
+    await waitFor(async () => (await runs.store.get('grace-1'))?.status === 'running', 'the run never started', 10_000);
+    const closing = Date.now();
+    const report = await worker.close(false, 300);
+    const closeMs = Date.now() - closing;
+    console.log(`      figures: close with graceMs 300 took ${closeMs} ms`);
+    expect(report).to.deep.equal({ abandonedRunIds: ['grace-1'], droppedClients: [] });
+    expect(closeMs).to.be.below(300 + 3_000);
+
+    const other = await openRuns({}, prefix);
+    const notifier = new RecordingNotifier();
+    await other.startWorker(new DemoRunProcessor({ delayMs: 1 }), { notifier, lockDurationMs: 1000, stalledIntervalMs: 300 });
+    await waitFor(async () => (await other.store.get('grace-1'))?.status === 'succeeded', 'the abandoned run was never picked up', 15_000);
+    expect(await other.store.get('grace-1')).to.include({ status: 'succeeded', attempts: 2 });
+    expect(notifier.count('grace-1')).to.equal(1);
+  });
+
   it('fails a run that stalls more often than maxStalledCount, with a reason, notified once', async function () {
     const prefix = `${runPrefix}${n++}`;
     const runs = await openRuns({}, prefix);

@@ -1,0 +1,250 @@
+import type { Server } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '@svc/core';
+
+/**
+ * What a stop left undone (CONTRACT.md "Dependencies and faults": exit 0 when drained,
+ * otherwise non-zero and one log line naming what was abandoned).
+ */
+export interface StopReport {
+  /** Requests still unanswered when `shutdown_grace_ms` ended: their connections were cut. */
+  readonly requestsCut: number;
+  /**
+   * Runs still in progress when the grace ended. With BullMQ their jobs stay active until
+   * the lock expires; then the stalled check of a live worker queues them again. In memory
+   * they are lost with the process.
+   */
+  readonly runsAbandoned: readonly string[];
+  /**
+   * True when the worker's close did not end within grace + budget (the in-memory worker,
+   * which does not bound its wait itself): its run ids are not known.
+   */
+  readonly inProcessRunsAbandoned: boolean;
+  /** Close steps that did not finish within `shutdown_close_budget_ms` (or failed). */
+  readonly closeStepsUnfinished: readonly string[];
+}
+
+/** True when the stop left nothing undone: the process may exit 0. */
+export function drained(report: StopReport): boolean {
+  return report.requestsCut === 0 && report.runsAbandoned.length === 0 && !report.inProcessRunsAbandoned && report.closeStepsUnfinished.length === 0;
+}
+
+/** The one log line's message of a stop that abandoned something, naming each thing. */
+export function abandonedMessage(report: StopReport): string {
+  const parts: string[] = [];
+  if (report.requestsCut > 0) parts.push(`${report.requestsCut} request(s) still open were cut`);
+  if (report.runsAbandoned.length > 0) {
+    parts.push(`${report.runsAbandoned.length} run(s) in progress abandoned (they stay queued: another worker picks them up once their lock expires)`);
+  }
+  if (report.inProcessRunsAbandoned) {
+    parts.push('the run worker did not stop within grace + budget: its runs in progress abandoned (in-memory runs are lost with the process)');
+  }
+  if (report.closeStepsUnfinished.length > 0) parts.push(`close did not finish: ${report.closeStepsUnfinished.join(', ')}`);
+  return `stopped, abandoning: ${parts.join('; ')}`;
+}
+
+/**
+ * Waits for `work` at most `ms` milliseconds: `'done'` when it resolved in time,
+ * `'failed'` when it rejected, `'timeout'` otherwise (it keeps running).
+ */
+export async function within<T>(work: Promise<T>, ms: number): Promise<{ outcome: 'done'; value: T } | { outcome: 'failed' | 'timeout' }> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([
+      work.then(
+        (value) => ({ outcome: 'done' as const, value }),
+        () => ({ outcome: 'failed' as const }),
+      ),
+      sleep(Math.max(0, ms), { outcome: 'timeout' as const }, { signal: timer.signal }),
+    ]);
+  } finally {
+    timer.abort();
+  }
+}
+
+/**
+ * Runs named close steps at the same time, each bounded by `budgetMs`. A step may resolve
+ * with notes on what it did not close cleanly (e.g. a Redis client dropped).
+ * @returns one entry per step that did not finish in time or failed, and per note.
+ */
+export async function closeSteps(steps: Readonly<Record<string, () => Promise<readonly string[] | void>>>, budgetMs: number): Promise<string[]> {
+  const results = await Promise.all(
+    Object.entries(steps).map(async ([name, step]): Promise<string[]> => {
+      const result = await within(Promise.resolve().then(step), budgetMs);
+      if (result.outcome !== 'done') return [`${name} (${result.outcome === 'timeout' ? 'timed out' : 'failed'})`];
+      return (result.value ?? []).map((note) => `${name}: ${note}`);
+    }),
+  );
+  return results.flat();
+}
+
+/** Notes of {@link closeSteps} for the Redis clients a run backend dropped. */
+export function droppedClientNotes(droppedClients: readonly string[] | undefined): string[] {
+  return (droppedClients ?? []).map((role) => `Redis client ${role} dropped (QUIT not answered)`);
+}
+
+/**
+ * Ms a connection may stay idle during the drain before it is closed. Closing an idle
+ * keep-alive socket races with a client that writes its next request on it at the same
+ * moment: that request is lost (the client sees a reset) — the race Node's own
+ * `server.close()` (which closes idle sockets at once since Node 19), http-terminator and
+ * stoppable all run at the signal, and which gave ECONNRESET 2–10 ms after SIGTERM under
+ * load. A busy client sends its next request within milliseconds, gets it answered with
+ * `Connection: close`, and the server closes after that answer: no race. Only a socket idle
+ * this long is closed by the server, when its client is not under load; that is the same
+ * race the keep-alive timeout (5 s, announced as `Keep-Alive: timeout=5`) has in steady
+ * state, and clients guard it the same way.
+ */
+export const DRAIN_IDLE_CLOSE_MS = 1_000;
+
+/** One open connection of an {@link HttpDrain}. */
+interface ConnectionState {
+  /** Responses not finished yet: the requests in flight on it. */
+  readonly open: Set<ServerResponse>;
+  /** Closes it once it has been idle {@link DRAIN_IDLE_CLOSE_MS} during the drain. */
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * The drain of one HTTP listener (CONTRACT.md "Dependencies and faults": stop accepting,
+ * answer what was received, with `Connection: close` on kept-alive connections).
+ *
+ * Written here rather than taken from a library because the libraries that fit
+ * (http-terminator, stoppable, Node's `server.close()` / `closeIdleConnections()`,
+ * Fastify's `forceCloseConnections: 'idle'`) all close idle keep-alive sockets at the
+ * signal, which resets requests sent at that moment (see {@link DRAIN_IDLE_CLOSE_MS}),
+ * and Fastify's `return503OnClosing` refuses them instead of answering them.
+ */
+export class HttpDrain {
+  /** Each open connection and the responses it has not finished. */
+  private readonly connections = new Map<Socket, ConnectionState>();
+  private closeAfterResponse = false;
+  private draining = false;
+
+  /** Tracks the connections of `server`; call before it listens. */
+  constructor(private readonly server: Server) {
+    server.on('connection', (socket: Socket) => {
+      const state: ConnectionState = { open: new Set() };
+      this.connections.set(socket, state);
+      socket.once('close', () => {
+        clearTimeout(state.idleTimer);
+        this.connections.delete(socket);
+      });
+      if (this.draining) this.closeWhenIdle(socket);
+    });
+  }
+
+  /** Call first for every request: counts it, and asks for `Connection: close` once stopping. */
+  onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const state = this.connections.get(req.socket);
+    if (this.closeAfterResponse) res.setHeader('Connection', 'close');
+    if (state === undefined) return;
+    clearTimeout(state.idleTimer);
+    state.open.add(res);
+    res.once('close', () => {
+      state.open.delete(res);
+      if (this.draining) this.closeWhenIdle(req.socket);
+    });
+  }
+
+  /**
+   * From now on every answer carries `Connection: close` (the client opens a new
+   * connection for its next request: to this server during `shutdown_delay_ms`, to
+   * another one after). Answers already being written are not changed.
+   */
+  announceClose(): void {
+    this.closeAfterResponse = true;
+    for (const { open } of this.connections.values()) {
+      for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close');
+    }
+  }
+
+  /**
+   * Stops accepting, answers every request already received or arriving on an open
+   * connection, closes connections idle for {@link DRAIN_IDLE_CLOSE_MS}, and after
+   * `graceMs` cuts whatever is still open.
+   * @returns how many requests were still unanswered when they were cut.
+   */
+  async drain(graceMs: number): Promise<number> {
+    this.announceClose();
+    this.draining = true;
+    const allClosed = new Promise<void>((resolve) => {
+      // net.Server's close, not http.Server's: since Node 19 the latter also closes idle
+      // keep-alive sockets at once, which is the race described at DRAIN_IDLE_CLOSE_MS.
+      // It stops accepting now and calls back when the last connection has closed.
+      NetServer.prototype.close.call(this.server, () => resolve());
+    });
+    for (const socket of this.connections.keys()) this.closeWhenIdle(socket);
+    const result = await within(allClosed, graceMs);
+    let cut = 0;
+    if (result.outcome !== 'done') {
+      for (const [socket, { open }] of this.connections) {
+        cut += open.size;
+        socket.destroy();
+      }
+      await allClosed;
+    }
+    // Clears http.Server's connection-checking timer; no connection is left to close.
+    this.server.close();
+    return cut;
+  }
+
+  private closeWhenIdle(socket: Socket): void {
+    const state = this.connections.get(socket);
+    if (state === undefined || state.open.size > 0 || socket.destroyed) return;
+    clearTimeout(state.idleTimer);
+    state.idleTimer = setTimeout(() => {
+      if (state.open.size === 0) socket.destroy();
+    }, DRAIN_IDLE_CLOSE_MS);
+  }
+}
+
+/**
+ * Ms the process waits past its stop bound (`shutdown_delay_ms + shutdown_grace_ms +
+ * shutdown_close_budget_ms`) before it exits anyway: every phase of `stop()` has its own
+ * deadline, so this fires only should one of them be missed (a bug); it keeps the
+ * promise of a bounded stop even then.
+ */
+const STOP_GUARD_MARGIN_MS = 1_000;
+
+/**
+ * Exits once `stopping` settles: 0 after the "stopped" line when everything drained,
+ * otherwise 1 after ONE error line naming what was abandoned (CONTRACT.md "Dependencies
+ * and faults"). A guard exits 1 should the stop overrun `boundMs`.
+ */
+export function exitAfterStop(logger: Logger, stopping: Promise<StopReport> | undefined, boundMs: number): void {
+  let exiting = false;
+  const exit = (code: number, log: () => void): void => {
+    if (exiting) return;
+    exiting = true;
+    log();
+    process.exit(code);
+  };
+  setTimeout(
+    () => exit(1, () => logger.error({ bound_ms: boundMs }, `stopped, abandoning: the stop overran its bound of ${boundMs} ms`)),
+    boundMs + STOP_GUARD_MARGIN_MS,
+  ).unref();
+  (stopping ?? Promise.resolve(undefined)).then(
+    (report) => {
+      if (report === undefined || drained(report)) exit(0, () => logger.info({}, 'stopped'));
+      else {
+        exit(1, () =>
+          logger.error(
+            {
+              requests_cut: report.requestsCut,
+              runs_abandoned: report.runsAbandoned.length,
+              run_ids: report.runsAbandoned.slice(0, 20),
+              in_process_runs_abandoned: report.inProcessRunsAbandoned,
+              close_steps_unfinished: report.closeStepsUnfinished,
+            },
+            abandonedMessage(report),
+          ),
+        );
+      }
+    },
+    (error: unknown) => exit(1, () => logger.error({ error_type: (error as Error)?.name }, 'stop failed')),
+  );
+}
+
