@@ -8,9 +8,6 @@ import { startServerProcess, tempDir, writeConfig, type ServerProcess } from './
 // over raw sockets (what an HTTP client library refuses to send), answers every complete
 // request with a documented 4xx/2xx — never a 5xx, never a reset — and stays healthy.
 
-/** Content-Encoding cases (gzip / deflate / br / unknown codings, a zip bomb): enabled once request bodies decode Content-Encoding. */
-const ENCODED_BODIES = false;
-
 /** Requests to send, at least; each exchange carries 1–4. */
 const REQUESTS = 10_000;
 /** Connections in flight at once. */
@@ -200,7 +197,7 @@ class Generator {
     }
   }
 
-  /** Content-Encoding cases, behind {@link ENCODED_BODIES}. */
+  /** Content-Encoding cases: gzip / deflate / br, unknown or stacked codings, a zip bomb, corrupt data. */
   encoded(body: Buffer): { headers: string[]; body: Buffer } {
     switch (this.int(6)) {
       case 0:
@@ -229,7 +226,7 @@ class Generator {
     if (['POST', 'PATCH', 'PUT'].includes(method) || this.chance(0.05)) {
       body = this.body(method, path);
       headers.push(...this.contentType());
-      if (ENCODED_BODIES && this.chance(0.1)) {
+      if (this.chance(0.1)) {
         const encoded = this.encoded(body);
         headers.push(...encoded.headers);
         body = encoded.body;
