@@ -1,0 +1,94 @@
+import { DependencyUnavailableError } from '@svc/core';
+import { aRun, eventually } from '@svc/core/testing';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { BullMqRuns, DemoRunProcessor } from '@svc/adapter-queue';
+import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
+import { RecordingNotifier } from './support/runs.js';
+
+// CONTRACT.md "Dependencies and faults": a lost, failing or paused Redis becomes the core's
+// DependencyUnavailableError within the bound, and the same process works again after.
+const BOUND_MS = 300;
+/** Generous slack over the bound for a loaded 2-core machine; the measured figure is printed. */
+const SLACK_MS = 700;
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; outcome: T | unknown }> {
+  const started = performance.now();
+  const outcome = await work().catch((error: unknown) => error);
+  return { ms: Math.round(performance.now() - started), outcome };
+}
+
+describe('BullMqRuns when its own redis-server is killed, paused and restarted', function () {
+  this.timeout(30_000);
+  let server: RedisServer;
+  let runs: BullMqRuns;
+  let probe: Redis;
+  const slowest: Record<string, number> = {};
+
+  before(async function () {
+    server = await startRedisServer({ appendOnly: true });
+    runs = await BullMqRuns.connect({ redis: server.url, prefix: 'faults', attempts: 2, backoffMs: 20, operationTimeoutMs: BOUND_MS });
+    probe = new Redis(server.url, { maxRetriesPerRequest: null });
+    probe.on('error', () => undefined);
+  });
+
+  after(async function () {
+    console.log(`      measured (bound ${BOUND_MS} ms): ${JSON.stringify(slowest)}`);
+    server?.resume();
+    await runs?.close(true);
+    probe?.disconnect();
+    await server?.stop();
+  });
+
+  async function expectUnavailable(name: string, work: () => Promise<unknown>): Promise<void> {
+    const { ms, outcome } = await timed(work);
+    slowest[name] = Math.max(slowest[name] ?? 0, ms);
+    expect(outcome, name).to.be.instanceOf(DependencyUnavailableError);
+    expect(JSON.stringify({ message: (outcome as Error).message }), 'no host or port in the message').to.not.include(String(server.port));
+    expect(ms, `${name} answered within the bound + slack`).to.be.at.most(BOUND_MS + SLACK_MS);
+  }
+
+  it('killed: enqueue, get and ready fail fast with DependencyUnavailableError; restarted: the same client serves again', async function () {
+    await runs.queue.enqueue(aRun({ runId: 'before-kill' }));
+    await server.kill();
+    await expectUnavailable('killed enqueue', () => runs.queue.enqueue(aRun({ runId: 'during-kill' })));
+    await expectUnavailable('killed get', () => runs.store.get('before-kill'));
+    const ready = await timed(() => runs.ready());
+    expect(ready.outcome).to.equal(false);
+    expect(ready.ms).to.be.at.most(BOUND_MS + SLACK_MS);
+
+    await server.restart();
+    await eventually(() => runs.ready(), 'the run queue client to reconnect', 5_000, 50);
+    expect(await runs.store.get('before-kill'), 'kept by the AOF').to.include({ status: 'queued' });
+    expect(await runs.store.get('during-kill'), 'a refused enqueue wrote nothing').to.equal(undefined);
+    await runs.queue.enqueue(aRun({ runId: 'after-restart' }));
+    expect(await runs.queue.scheduledCount('after-restart')).to.equal(1);
+  });
+
+  it('paused (SIGSTOP): fails within the bound; resumed: the refused run exists with its job or not at all, and runs exactly once', async function () {
+    server.pause();
+    try {
+      await expectUnavailable('paused enqueue', () => runs.queue.enqueue(aRun({ runId: 'during-pause', request: { kind: 'message', message: 'paused' } })));
+      await expectUnavailable('paused get', () => runs.store.get('before-kill'));
+      const ready = await timed(() => runs.ready());
+      expect(ready.outcome).to.equal(false);
+      expect(ready.ms).to.be.at.most(BOUND_MS + SLACK_MS);
+    } finally {
+      server.resume();
+    }
+    await eventually(() => runs.ready(), 'the run queue client to answer again', 5_000, 50);
+    // The paused server received the transaction and ran it on SIGCONT: record and job
+    // both exist (never one without the other).
+    const recorded = (await runs.store.get('during-pause')) !== undefined;
+    const scheduled = await runs.queue.scheduledCount('during-pause');
+    expect(scheduled, 'a job exactly when there is a record').to.equal(recorded ? 1 : 0);
+    const notifier = new RecordingNotifier();
+    await runs.startWorker(new DemoRunProcessor({ delayMs: 1 }), { notifier });
+    await eventually(async () => ['before-kill', 'after-restart'].every((id) => notifier.count(id) === 1), 'the accepted runs to finish', 10_000, 20);
+    if (recorded) {
+      await eventually(() => notifier.count('during-pause') === 1, 'the run written during the pause to finish', 10_000, 20);
+      expect(await runs.store.get('during-pause')).to.include({ status: 'succeeded', attempts: 1 });
+    }
+    console.log(`      the run refused during the pause ${recorded ? 'was written and ran once' : 'was not written'}`);
+  });
+});
