@@ -1,7 +1,6 @@
 import { DependencyUnavailableError } from '@svc/core';
 import { aRun, eventually } from '@svc/core/testing';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { BullMqRuns, DemoRunProcessor } from '@svc/adapter-queue';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { RecordingNotifier } from './support/runs.js';
@@ -22,21 +21,17 @@ describe('BullMqRuns when its own redis-server is killed, paused and restarted',
   this.timeout(30_000);
   let server: RedisServer;
   let runs: BullMqRuns;
-  let probe: Redis;
   const slowest: Record<string, number> = {};
 
   before(async function () {
     server = await startRedisServer({ appendOnly: true });
     runs = await BullMqRuns.connect({ redis: server.url, prefix: 'faults', attempts: 2, backoffMs: 20, operationTimeoutMs: BOUND_MS });
-    probe = new Redis(server.url, { maxRetriesPerRequest: null });
-    probe.on('error', () => undefined);
   });
 
   after(async function () {
     console.log(`      measured (bound ${BOUND_MS} ms): ${JSON.stringify(slowest)}`);
     server?.resume();
     await runs?.close(true);
-    probe?.disconnect();
     await server?.stop();
   });
 
