@@ -106,6 +106,15 @@ export interface RedisRateLimiterOptions {
 export const DEFAULT_RATE_LIMIT_TIMEOUT_MS = 500;
 
 /**
+ * Ms during which requests skip Redis after a timed-out script while the client
+ * still looks connected (a paused or overloaded server): without it every request would
+ * wait its full `operationTimeoutMs` and pile one more script on a server that does not
+ * answer. After it, one request tries Redis again. 1 s: the same as the reconnect cap, so
+ * limits are shared again about a second after Redis answers, whatever the fault was.
+ */
+const RETRY_REDIS_AFTER_MS = 1000;
+
+/**
  * ioredis reconnect delay in ms after the `times`-th failed attempt: +100 ms per attempt,
  * at most 1000 ms, never giving up, so that limits are shared again at most about a
  * second after Redis returns, without a restart.
@@ -157,7 +166,8 @@ export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOpt
  * per request; neither names the host or carries the error text (core `Logger`
  * contract), only the error code. Windows counted by the insurance are not copied to
  * Redis. A paused server (SIGSTOP: connected, silent) counts as failed after
- * `operationTimeoutMs`, so no request waits on the limiter longer than that. With
+ * `operationTimeoutMs`, so no request waits on the limiter longer than that, and for the
+ * next second requests skip Redis (one request tries it again after that). With
  * `insurance: false` every such request rejects with `DependencyUnavailableError` instead.
  * Source: api-spec.md "Limits", "Errors" (429 headers); CONTRACT.md "Rate limits".
  */
@@ -170,6 +180,8 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly insurance: FlexibleMemoryRateLimiter | undefined;
   private readonly timeoutMs: number;
   private degraded = false;
+  /** Epoch ms before which requests skip Redis (it failed or timed out just now). */
+  private skipRedisUntil = 0;
 
   /** @throws RangeError when `instanceCount` is not a whole number ≥ 1. */
   constructor(options: RedisRateLimiterOptions) {
@@ -232,17 +244,25 @@ export class RedisRateLimiter implements RateLimiter {
   async consume(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
     checkRules(rules);
     let failure: unknown;
+    const now = Date.now();
     if (this.client.status !== 'ready') {
       failure = new Error(`client ${this.client.status}`);
       this.enterOutage(`client_${this.client.status}`);
+    } else if (now < this.skipRedisUntil) {
+      failure = new Error('Redis failed a moment ago');
     } else {
+      // While failing, one request at a time tries Redis; the others do not queue behind it.
+      if (this.degraded) this.skipRedisUntil = now + this.timeoutMs;
       try {
         const decision = await this.withinBound(this.consumeInRedis(rules));
+        this.skipRedisUntil = 0;
         this.leaveOutage();
         return decision;
       } catch (error) {
         if (error instanceof TypeError || error instanceof RangeError) throw error;
         failure = error;
+        // Only silence is worth skipping: other failures answer at once.
+        if (isTimeout(error)) this.skipRedisUntil = Date.now() + RETRY_REDIS_AFTER_MS;
         this.enterOutage(codeOf(error));
       }
     }
@@ -330,6 +350,11 @@ function codeOf(error: unknown): string {
     return typeof code === 'string' ? code : error.name;
   }
   return 'unknown';
+}
+
+/** A command or request that got no answer in time (ioredis `commandTimeout`, or ours). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && ((error as { code?: unknown }).code === 'TIMEOUT' || error.message === 'Command timed out');
 }
 
 /** @throws TypeError when the script's reply is not the expected array of integers. */
