@@ -62,11 +62,15 @@ const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'delayed', 'prioritized'
  * `queued` that nothing will run) nor a job without a record. Jobs carry `attempts` and
  * exponential `backoff` for the worker. Round trips: one.
  *
- * What a failed `enqueue` (a 503 to the client) means for the run: when the transaction
- * never reached Redis, nothing exists; when Redis received it but its answer was lost or
- * late (the connection dropped, the server was paused past the bound and then resumed),
- * the run exists with its job and is run exactly like an accepted one (the worker's
- * status compare-and-set lets one attempt finish it). Never half of it.
+ * What a failed `enqueue` (a 503 to the client) means for the run: it does not exist.
+ * When the transaction got no answer in time on a live connection (a paused server that
+ * may resume and run it later), `enqueue` sends a withdrawal right behind it on the same
+ * connection, which Redis runs after it, deleting the record while it is untouched
+ * (`queued`, no attempt); the job left without a record is skipped by the worker. One
+ * exception: when Redis committed the transaction and the connection died before the
+ * answer came (killed at that instant), the withdrawal cannot be sent, and the run exists
+ * with its job and runs like an accepted one. Never a record without its job, so never a
+ * run shown `queued` that nothing will run; never a lost 202.
  *
  * A second `enqueue` of the same run never makes a second run: the record is kept as
  * it is, and BullMQ ignores a job id it holds. Once BullMQ has trimmed a finished run's
@@ -115,14 +119,24 @@ export class BullMqRunQueue implements RunQueue {
    */
   async enqueue(run: Run): Promise<void> {
     checkJobId(run.runId);
-    await guardRedis('run_queue', this.timeoutMs, async () => {
-      const replies = await this.transaction(run);
-      // A NOSCRIPT on BullMQ's add script (SCRIPT FLUSH on a live connection) fails that
-      // command alone inside MULTI: the record is then committed without its job. One
-      // more transaction adds the job (ioredis now sends the script in full) and keeps
-      // the record as it is.
-      if (isNoScript(replies[1]?.[0])) await this.transaction(run);
-    });
+    try {
+      await guardRedis('run_queue', this.timeoutMs, async () => {
+        const replies = await this.transaction(run);
+        // A NOSCRIPT on BullMQ's add script (SCRIPT FLUSH on a live connection) fails that
+        // command alone inside MULTI: the record is then committed without its job. One
+        // more transaction adds the job (ioredis now sends the script in full) and keeps
+        // the record as it is.
+        if (isNoScript(replies[1]?.[0])) await this.transaction(run);
+      });
+    } catch (error) {
+      // No answer in time while still connected (a paused or overloaded server): the
+      // transaction may yet run. The withdrawal follows it on the same connection, so it
+      // runs right after it and undoes it unless a worker has started the run already.
+      if (this.client.status === 'ready') {
+        this.store.withdraw(run.runId).catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   /** One MULTI: the record (unless it exists), then the job (unless it exists). */

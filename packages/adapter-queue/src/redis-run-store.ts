@@ -20,6 +20,17 @@ return false
 const CREATE_SCRIPT = new LuaScript(CREATE_SOURCE);
 
 /**
+ * Deletes the record when it is untouched since its creation (`queued`, no attempt):
+ * the withdrawal of a run whose creation got no answer in time. Returns 1 when deleted.
+ */
+const WITHDRAW_SOURCE = `
+if redis.call('HGET', KEYS[1], 'status') == 'queued' and redis.call('HGET', KEYS[1], 'attempts') == '0' then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
+/**
  * Compare-and-set of the status. ARGV: the statuses allowed to move (space separated),
  * the new status, updatedAt, attempts increment, failure reason ('' clears it),
  * seconds to keep the record (0: keep). Returns {applied (0|1), HGETALL after}.
@@ -175,6 +186,17 @@ export class RedisRunStore implements RunStatusStore {
     if (!Array.isArray(reply) || !Array.isArray(reply[1])) throw new TypeError('unexpected reply from the run transition script');
     const run = runFromHash(runId, hashFromPairs(reply[1] as unknown[]));
     return reply[0] === 1 && run !== undefined ? { applied: true, run } : { applied: false, run };
+  }
+
+  /**
+   * Deletes `runId`'s record if no worker has touched it yet (`queued`, no attempt); see
+   * `BullMqRunQueue`. Not bounded: it is sent on the same connection right behind a
+   * transaction that got no answer, so that a paused server, once resumed, runs it after
+   * that transaction. A job left without its record is skipped by the worker.
+   * @returns true when a record was deleted.
+   */
+  async withdraw(runId: string): Promise<boolean> {
+    return (await this.client.eval(WITHDRAW_SOURCE, 1, this.keyOf(runId))) === 1;
   }
 
   /** Whether Redis answers a PING within the bound. Never rejects. */
