@@ -8,17 +8,26 @@ import { DependencyUnavailableError } from '@svc/core';
  */
 const UNAVAILABLE_REPLIES = /^(LOADING|BUSY|MISCONF|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS|OOM)\b/u;
 
+/** ioredis's own messages for a connection that is gone, not writeable or silent (ioredis 6 source). */
+const CONNECTION_MESSAGES = /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false|Command timed out|Socket timeout\.|connect ETIMEDOUT)/u;
+
+/** Socket error codes of a peer that cannot be reached or went away. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 /**
  * Whether `error`, thrown by an ioredis call, means Redis is unreachable or cannot serve:
- * every ioredis failure that is not an error reply (connection refused or closed, stream
- * not writeable with the offline queue off, `MaxRetriesPerRequestError`, `Command timed
- * out`), and the error replies of {@link UNAVAILABLE_REPLIES}.
+ * connection refused, reset or closed, stream not writeable with the offline queue off,
+ * `MaxRetriesPerRequestError`, a command timeout, and the error replies of
+ * {@link UNAVAILABLE_REPLIES}. Anything else (a wrong command, a corrupt record, our
+ * own bug) is not: it stays a 500, so that it is seen and fixed rather than retried.
  */
 export function isRedisUnavailable(error: unknown): boolean {
   if (error instanceof DependencyUnavailableError) return true;
   if (!(error instanceof Error)) return false;
   if (error.name === 'ReplyError') return UNAVAILABLE_REPLIES.test(error.message);
-  return true;
+  if (error.name === 'MaxRetriesPerRequestError' || error.name === 'AbortError') return true;
+  const code = (error as { code?: unknown }).code;
+  return (typeof code === 'string' && NETWORK_CODES.has(code)) || CONNECTION_MESSAGES.test(error.message);
 }
 
 /**
