@@ -1,70 +1,95 @@
-// redis-server children of a test's own, on spare loopback ports, for fault and settings
-// tests: never the shared Redis on 6379 (ARCHITECTURE.md "Tests").
+// A redis-server of a test's own, on a spare loopback port, that the test may kill, pause
+// and restart (the shared Redis on 6379 is never touched by fault tests).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { setTimeout as delay } from 'node:timers/promises';
 
-/** A running `redis-server` child. */
-export interface RedisServerChild {
+/** Options of {@link startRedisServer}. */
+export interface RedisServerOptions {
+  /** AOF on, with `appendfsync always` (every acknowledged write is on disk). Default false. */
+  readonly appendOnly?: boolean;
+  /** More `redis-server` arguments, after those above (a later one wins), e.g. `['--maxmemory-policy', 'allkeys-lru']`. */
+  readonly args?: readonly string[];
+}
+
+/** A redis-server child: its URL, and the faults a test can inflict on it. */
+export interface RedisServer {
   readonly port: number;
-  /** `redis://127.0.0.1:<port>`. */
   readonly url: string;
-  /** Its own data directory (AOF and RDB files), removed by {@link RedisServerChild.stop}. */
-  readonly dir: string;
-  readonly process: ChildProcess;
-  /** SIGKILLs it (if running), waits for its exit, removes its directory. */
+  /** SIGKILL; resolves when the process is gone. */
+  kill(): Promise<void>;
+  /** SIGSTOP: the socket stays open, nothing answers. */
+  pause(): void;
+  /** SIGCONT. */
+  resume(): void;
+  /** Starts it again on the same port and directory (after {@link RedisServer.kill}); resolves when it answers PING. */
+  restart(): Promise<void>;
+  /** Kills it (if alive) and removes its directory. */
   stop(): Promise<void>;
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
+/** A loopback TCP port that was free a moment ago. */
+async function sparePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }
 
-/**
- * Starts `redis-server` on a spare loopback port with nothing saved unless `args` says so
- * (`--save ''`), in a directory of its own, and resolves once it answers PING (polled,
- * 10 s deadline).
- */
-export async function startRedisServer(args: readonly string[]): Promise<RedisServerChild> {
-  const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'svc-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, ...args], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
-  probe.on('error', () => undefined);
-  try {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
-      if (probe.status !== 'ready') await probe.connect().catch(() => undefined);
-      if (probe.status === 'ready' && (await probe.ping().catch(() => '')) === 'PONG') break;
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer within 10 s`);
-      await delay(50); // polling interval, bounded by the deadline
+/** Resolves when a PING on `port` answers PONG; rejects after `deadlineMs`. */
+async function waitForPing(port: number, child: ChildProcess, deadlineMs = 10_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server on ${port} exited (${child.exitCode ?? child.signalCode})`);
+    const probe = new Redis({ host: '127.0.0.1', port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 500 });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      if ((await probe.ping()) === 'PONG') return;
+    } catch {
+      // not listening yet, or still loading its AOF
+    } finally {
+      probe.disconnect();
     }
-  } finally {
-    probe.disconnect();
+    if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not answer within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25)); // poll interval, bounded by the deadline
   }
+}
+
+/** Starts `redis-server` (on PATH) with `--save ''` and a directory of its own. */
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const port = await sparePort();
+  const dir = await mkdtemp(join(tmpdir(), 'svc-redis-'));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--appendonly', options.appendOnly === true ? 'yes' : 'no'];
+  if (options.appendOnly === true) args.push('--appendfsync', 'always');
+  args.push(...(options.args ?? []));
+  let child: ChildProcess;
+  const launch = async (): Promise<void> => {
+    child = spawn('redis-server', args, { stdio: 'ignore' });
+    await waitForPing(port, child);
+  };
+  const alive = (): boolean => child.exitCode === null && child.signalCode === null;
+  const kill = async (): Promise<void> => {
+    if (!alive()) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  await launch();
   return {
     port,
-    url,
-    dir,
-    process: child,
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
+    restart: launch,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+      await kill();
       await rm(dir, { recursive: true, force: true });
     },
   };

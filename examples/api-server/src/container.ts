@@ -128,6 +128,18 @@ function checkRedisDurability(settings: ServerSettings, logger: Logger, findings
   }
 }
 
+/**
+ * How `dependency_timeout_ms` is shared by the Redis calls of one request, so that a
+ * request facing a lost, failing or paused Redis is answered 503 within it: the rate
+ * limiter's script runs first (a quarter: past it the insurance decides), then the run
+ * queue's or run store's call (a half: past it, 503). A quarter is left for the process
+ * itself (event loop, HTTP). `/readyz` pings within the run store's half.
+ * Source: CONTRACT.md "Dependencies and faults".
+ */
+export function redisBudget(dependencyTimeoutMs: number): { readonly rateLimiterMs: number; readonly runsMs: number } {
+  return { rateLimiterMs: Math.max(25, Math.floor(dependencyTimeoutMs / 4)), runsMs: Math.max(50, Math.floor(dependencyTimeoutMs / 2)) };
+}
+
 /** The adapters picked for one configuration, each closed on shutdown. */
 export interface Adapters {
   readonly rateLimiter: RateLimiter & { close?(): Promise<void> };
@@ -151,11 +163,24 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   // server starts faster and smaller (bench/BENCHMARKS.md: RSS idle, start to listening).
   let rateLimiter: Adapters['rateLimiter'];
   let runs: RunBackend;
+  let readiness: Record<string, () => Promise<boolean>> = {};
   if (settings.redisUrl !== undefined) {
     const [{ RedisRateLimiter }, { BullMqRuns, redisDurabilityFindings }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
     checkRedisDurability(settings, logger, await redisDurabilityFindings(settings.redisUrl, logger));
-    rateLimiter = await RedisRateLimiter.connect(settings.redisUrl, { keyPrefix: `${prefix}:rl:`, instanceCount: settings.rateLimits.instanceCount, logger });
-    runs = await BullMqRuns.connect({ redis: settings.redisUrl, prefix, finishedRunTtlSeconds: settings.durability.runRetentionSeconds }, { logger });
+    const budget = redisBudget(settings.dependencyTimeoutMs);
+    rateLimiter = await RedisRateLimiter.connect(settings.redisUrl, {
+      keyPrefix: `${prefix}:rl:`,
+      instanceCount: settings.rateLimits.instanceCount,
+      logger,
+      commandTimeoutMs: budget.rateLimiterMs,
+      readyTimeoutMs: settings.dependencyTimeoutMs,
+    });
+    const bullMq = await BullMqRuns.connect(
+      { redis: settings.redisUrl, prefix, operationTimeoutMs: budget.runsMs, finishedRunTtlSeconds: settings.durability.runRetentionSeconds },
+      { logger },
+    );
+    runs = bullMq;
+    readiness = { redis: () => bullMq.ready() };
   } else {
     rateLimiter = new FlexibleMemoryRateLimiter();
     runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
@@ -174,8 +199,6 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
     });
   }
   const recordWriter = new RoutingRecordWriter(emulatedConnectionIds(settings), sqlServer, demoRecordWriter());
-  const readiness: Record<string, () => Promise<boolean>> =
-    settings.redisUrl !== undefined ? { redis: () => runs.store.get('readyz-probe').then(() => true) } : {};
   return { rateLimiter, runs, recordWriter, readiness };
 }
 

@@ -103,6 +103,12 @@ export interface ServerSettings {
   readonly redisUrl?: string;
   /** Key prefix in Redis (queues, limits, runs). */
   readonly redisPrefix: string;
+  /**
+   * Ms within which a request that needs a lost, failing or paused dependency (Redis)
+   * is answered 503 `service_unavailable` (CONTRACT.md "Dependencies and faults");
+   * `/readyz` is bounded by it too. Default 2000.
+   */
+  readonly dependencyTimeoutMs: number;
   readonly worker: { readonly enabled: boolean; readonly concurrency: number };
   readonly sqlserver: { readonly connectTimeoutMs: number; readonly requestTimeoutMs: number; readonly poolMax: number };
   readonly accounts: readonly AccountSettings[];
@@ -177,6 +183,7 @@ export const configSchema = {
     },
     redis_url: { type: 'string', pattern: '^rediss?://' },
     redis_prefix: { type: 'string', minLength: 1, maxLength: 64 },
+    dependency_timeout_ms: { type: 'integer', minimum: 100, maximum: 60_000 },
     redis: { type: 'object', additionalProperties: false, properties: { require_durable: { type: 'boolean' } } },
     runs: {
       type: 'object',
@@ -349,6 +356,7 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
     },
     ...opt('redisUrl', (c.redis_url as string | undefined) ?? (env['REDIS_URL'] || undefined)),
     redisPrefix: c.redis_prefix ?? 'svc',
+    dependencyTimeoutMs: c.dependency_timeout_ms ?? 2000,
     worker: { enabled: c.worker?.enabled ?? true, concurrency: c.worker?.concurrency ?? 4 },
     sqlserver: {
       connectTimeoutMs: c.sqlserver?.connect_timeout_ms ?? 15_000,

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { eventually } from '@svc/core/testing';
 import { addresses, AGENTS, e2eConfig, SECRETS } from './support/fixture.js';
 import { apiKey, call, expectData } from '../../../tools/test-support/http.js';
-import { startRedisServer, type RedisServerChild } from '../../../tools/test-support/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { spawnNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
 const MAIN = 'examples/api-server/src/main.ts';
@@ -22,7 +22,7 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
   this.timeout(30_000);
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let server: ServerProcess | undefined;
-  let redis: RedisServerChild | undefined;
+  let redis: RedisServer | undefined;
 
   beforeEach(async function () {
     dir = await tempDir();
@@ -36,7 +36,7 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
   });
 
   it('redis.require_durable: true refuses to start on a Redis without AOF, naming the setting (exit 2)', async function () {
-    redis = await startRedisServer(['--appendonly', 'no']);
+    redis = await startRedisServer({ args: ['--appendonly', 'no'] });
     const at = await addresses();
     const path = await writeConfig(dir.path, e2eConfig(at, { redis_url: redis.url, redis_prefix: 'durable-test', redis: { require_durable: true } }));
     const child = spawnNode(MAIN, ['--config', path]);
@@ -47,7 +47,7 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
   });
 
   it('without require_durable it starts and logs one warning per unsafe setting', async function () {
-    redis = await startRedisServer(['--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru']);
+    redis = await startRedisServer({ args: ['--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru'] });
     const at = await addresses();
     const path = await writeConfig(dir.path, e2eConfig(at, { redis_url: redis.url, redis_prefix: 'durable-test' }));
     server = await startServerProcess(path, at.url, at.egressUrl);
@@ -59,7 +59,7 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
   });
 
   it('with AOF and noeviction it starts without a warning, and with require_durable too', async function () {
-    redis = await startRedisServer(['--appendonly', 'yes']);
+    redis = await startRedisServer({ args: ['--appendonly', 'yes'] });
     const at = await addresses();
     const path = await writeConfig(dir.path, e2eConfig(at, { redis_url: redis.url, redis_prefix: 'durable-test', redis: { require_durable: true } }));
     server = await startServerProcess(path, at.url, at.egressUrl);

@@ -5,7 +5,7 @@ import { Agent, request } from 'node:http';
 import { expect } from 'chai';
 import { eventually } from '@svc/core/testing';
 import { addresses, AGENTS, e2eConfig, SECRETS, type Addresses } from './support/fixture.js';
-import { startRedisChild, type RedisChild } from './support/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { spawnNode, startServerProcess, tempDir, writeConfig, type Child, type Exit, type ServerProcess } from './support/server-process.js';
 
 /** Resolves with the exit and the ms from `since` to it; fails past `deadlineMs`. */
@@ -139,20 +139,20 @@ describe('examples/api-server: SIGTERM with Redis lost or paused (child processe
   const grace = 1_500;
   const budget = 2_500;
   let dir: Awaited<ReturnType<typeof tempDir>>;
-  let redis: RedisChild | undefined;
+  let redis: RedisServer | undefined;
   const children: Child[] = [];
 
   beforeEach(async function () {
     dir = await tempDir();
-    redis = await startRedisChild();
+    redis = await startRedisServer();
   });
   afterEach(async function () {
     await Promise.all(children.splice(0).map((c) => c.kill(1000)));
-    await redis?.remove();
+    await redis?.stop();
     await dir.remove();
   });
 
-  function redisConfig(at: Addresses, r: RedisChild): Record<string, unknown> {
+  function redisConfig(at: Addresses, r: RedisServer): Record<string, unknown> {
     return e2eConfig(at, {
       redis_url: r.url,
       redis_prefix: `svc-stop-${process.pid}`,

@@ -1,6 +1,7 @@
 import type { Run, RunQueue } from '@svc/core';
-import { Queue, type JobType } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Job, Queue, type JobsOptions, type JobType } from 'bullmq';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { guardRedis } from './dependency-guard.js';
 import type { RedisRunStore } from './redis-run-store.js';
 import { QUIT_TIMEOUT_MS, quitWithin, settleWithin } from './close-within.js';
 
@@ -37,6 +38,12 @@ export interface BullMqRunQueueOptions {
   readonly keepCompleted?: KeepFinishedJobs;
   /** Failed jobs kept; default 5000 jobs, 7 days. */
   readonly keepFailed?: KeepFinishedJobs;
+  /**
+   * Bound in ms of `enqueue` (see `guardRedis`): past it, or when Redis is unreachable,
+   * `enqueue` rejects with the core's `DependencyUnavailableError`. Default: none (the
+   * client's own timeouts apply).
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 /** BullMQ's name of a run job. */
@@ -48,17 +55,27 @@ const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'delayed', 'prioritized'
  * The core {@link RunQueue} on BullMQ: durable in Redis, so that a run answered 202
  * survives a crash of the API process or of a worker (CONTRACT.md "Runs").
  *
- * `enqueue` first records the run in the {@link RedisRunStore} (created only if absent),
- * so `RunStore.get` finds it at once from any process, then adds a BullMQ job whose
- * `jobId` is the run id, which BullMQ adds at most once: a retried `enqueue` never
- * duplicates the run. Because BullMQ trims finished jobs (`keepCompleted`, `keepFailed`)
- * and would then accept the id again, no job is added for a run whose record is past
- * `queued`. Jobs carry `attempts` and exponential `backoff` for the worker.
- * Round trips: two (the record's script, then BullMQ's add script).
+ * `enqueue` writes the run's record in the {@link RedisRunStore} (created only if
+ * absent), so `RunStore.get` finds it at once from any process, and a BullMQ job whose
+ * `jobId` is the run id, which BullMQ adds at most once, in ONE `MULTI` transaction:
+ * Redis applies both or neither, so there is never a record without a job (a run shown
+ * `queued` that nothing will run) nor a job without a record. Jobs carry `attempts` and
+ * exponential `backoff` for the worker. Round trips: one.
  *
- * If the process dies between the two steps, the record exists without a job and
- * `enqueue` has not resolved: nothing was promised (core `RunQueue`), and a retried
- * `enqueue` of the same run adds the job.
+ * What a failed `enqueue` (a 503 to the client) means for the run: it does not exist.
+ * When the transaction got no answer in time on a live connection (a paused server that
+ * may resume and run it later), `enqueue` sends a withdrawal right behind it on the same
+ * connection, which Redis runs after it, deleting the record while it is untouched
+ * (`queued`, no attempt); the job left without a record is skipped by the worker. One
+ * exception: when Redis committed the transaction and the connection died before the
+ * answer came (killed at that instant), the withdrawal cannot be sent, and the run exists
+ * with its job and runs like an accepted one. Never a record without its job, so never a
+ * run shown `queued` that nothing will run; never a lost 202.
+ *
+ * A second `enqueue` of the same run never makes a second run: the record is kept as
+ * it is, and BullMQ ignores a job id it holds. Once BullMQ has trimmed a finished run's
+ * job (`keepCompleted`, `keepFailed`) it accepts the id again; the worker then finds the
+ * record final and skips it without processing.
  */
 export class BullMqRunQueue implements RunQueue {
   /** The BullMQ queue (for diagnostics and tests). */
@@ -66,23 +83,27 @@ export class BullMqRunQueue implements RunQueue {
   private readonly client: Redis;
   private readonly ownsClient: boolean;
   private readonly store: RedisRunStore;
+  private readonly jobOptions: JobsOptions;
+  private readonly timeoutMs: number | undefined;
 
   /** @throws Error when `queueName` contains `:` (BullMQ's rule). */
   constructor(options: BullMqRunQueueOptions) {
     this.client = options.client;
+    this.timeoutMs = options.operationTimeoutMs;
     this.ownsClient = options.ownsClient ?? false;
     this.store = options.store;
     const keepCompleted = options.keepCompleted ?? { count: 1000, ageSeconds: 24 * 3600 };
     const keepFailed = options.keepFailed ?? { count: 5000, ageSeconds: 7 * 24 * 3600 };
+    this.jobOptions = {
+      attempts: options.attempts ?? 3,
+      backoff: { type: 'exponential', delay: options.backoffMs ?? 1000 },
+      removeOnComplete: { count: keepCompleted.count, age: keepCompleted.ageSeconds },
+      removeOnFail: { count: keepFailed.count, age: keepFailed.ageSeconds },
+    };
     this.queue = new Queue<RunJobData, string, string>(options.queueName ?? 'runs', {
       connection: options.client,
       prefix: options.prefix ?? 'svc',
-      defaultJobOptions: {
-        attempts: options.attempts ?? 3,
-        backoff: { type: 'exponential', delay: options.backoffMs ?? 1000 },
-        removeOnComplete: { count: keepCompleted.count, age: keepCompleted.ageSeconds },
-        removeOnFail: { count: keepFailed.count, age: keepFailed.ageSeconds },
-      },
+      defaultJobOptions: this.jobOptions,
     });
     // BullMQ re-emits connection errors here; the client's owner logs them.
     this.queue.on('error', () => undefined);
@@ -92,13 +113,49 @@ export class BullMqRunQueue implements RunQueue {
    * Records `run` (unless recorded) and schedules it once.
    * @throws RangeError when `run.runId` cannot be a BullMQ job id (contains `:`, or is an
    * integer): checked before anything is written.
-   * @throws when Redis is unreachable; then nothing was promised.
+   * @throws DependencyUnavailableError when Redis is unreachable or does not answer within
+   *   `operationTimeoutMs`; then nothing was promised, and the run exists entirely or
+   *   not at all (see the class comment).
    */
   async enqueue(run: Run): Promise<void> {
     checkJobId(run.runId);
-    const existing = await this.store.create(run);
-    if (existing !== undefined && existing !== 'queued') return;
-    await this.queue.add(RUN_JOB_NAME, { runId: run.runId }, { jobId: run.runId });
+    try {
+      await guardRedis('run_queue', this.timeoutMs, async () => {
+        const replies = await this.transaction(run);
+        // A NOSCRIPT on BullMQ's add script (SCRIPT FLUSH on a live connection) fails that
+        // command alone inside MULTI: the record is then committed without its job. One
+        // more transaction adds the job (ioredis now sends the script in full) and keeps
+        // the record as it is.
+        if (isNoScript(replies[1]?.[0])) await this.transaction(run);
+      });
+    } catch (error) {
+      // No answer in time while still connected (a paused or overloaded server): the
+      // transaction may yet run. The withdrawal follows it on the same connection, so it
+      // runs right after it and undoes it unless a worker has started the run already.
+      if (this.client.status === 'ready') {
+        this.store.withdraw(run.runId).catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  /** One MULTI: the record (unless it exists), then the job (unless it exists). */
+  private async transaction(run: Run): Promise<[Error | null, unknown][]> {
+    const client = await this.queue.getBackend().client;
+    const multi = client.multi();
+    this.store.addCreate(multi as unknown as ChainableCommander, run);
+    const job = new Job<RunJobData, string, string>(this.queue, RUN_JOB_NAME, { runId: run.runId }, { ...this.jobOptions, jobId: run.runId }, run.runId);
+    // BullMQ queues its add script on the transaction synchronously; its promise settles
+    // with the transaction object, and the reply comes from exec.
+    void job.addJob(multi).catch(() => undefined);
+    const replies = await multi.exec();
+    if (replies === null) throw new Error('the run transaction was discarded');
+    const [created, added] = replies;
+    if (created?.[0] instanceof Error) throw created[0];
+    this.store.createdOrFound(run.runId, created?.[1] ?? null);
+    if (added?.[0] instanceof Error && !isNoScript(added[0])) throw added[0];
+    if (typeof added?.[1] === 'number' && added[1] < 0) throw new Error(`BullMQ refused the run job (code ${added[1]})`);
+    return replies;
   }
 
   /**
@@ -119,6 +176,10 @@ export class BullMqRunQueue implements RunQueue {
     await settleWithin(this.queue.close(), QUIT_TIMEOUT_MS);
     if (this.ownsClient) await quitWithin(this.client);
   }
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
 /** BullMQ refuses custom job ids that contain `:` or read as an integer. */

@@ -4,7 +4,7 @@ import { BullMqRunQueue, type KeepFinishedJobs } from './bullmq-run-queue.js';
 import { BullMqRunWorker, type BullMqRunWorkerSettings } from './bullmq-run-worker.js';
 import type { RunBackend, RunWorkerCloseReport } from './run-backend.js';
 import { quitWithin } from './close-within.js';
-import { createRedisClient, type RedisConnectionOptions } from './redis-client.js';
+import { createRedisClient, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';
 import { RedisRunStore } from './redis-run-store.js';
 
 /** Settings of {@link BullMqRuns}. */
@@ -28,14 +28,31 @@ export interface BullMqRunsSettings {
   readonly keepFailed?: KeepFinishedJobs;
   /** Seconds a finished run's record is kept; default 30 days, 0 forever. */
   readonly finishedRunTtlSeconds?: number;
+  /**
+   * Bound in ms of each request-side operation (`queue.enqueue`, `store.get`,
+   * {@link BullMqRuns.ready}): past it, or at once when Redis is disconnected, they
+   * reject with the core's `DependencyUnavailableError` (`ready` resolves false).
+   * Default {@link DEFAULT_OPERATION_TIMEOUT_MS}.
+   */
+  readonly operationTimeoutMs?: number;
 }
+
+/**
+ * Default of {@link BullMqRunsSettings.operationTimeoutMs}: 1000 ms, half of CONTRACT.md's
+ * default `dependency_timeout_ms` (2000), because a request also charges the rate
+ * limiter, whose Redis call has its own share of that bound.
+ */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 1000;
 
 /**
  * Durable runs on BullMQ and Redis for a composition root: the queue and store of the
  * API process ({@link BullMqRuns.queue}, {@link BullMqRuns.store}) on one ioredis client,
- * and workers ({@link BullMqRuns.startWorker}), each on a client of its own (BullMQ needs
- * `maxRetriesPerRequest: null` there; the API side instead fails a request fast when
- * Redis is away, after one reconnect attempt).
+ * and workers ({@link BullMqRuns.startWorker}), each on a client of its own. The two
+ * roles get different ioredis options on purpose: the request side fails within
+ * `operationTimeoutMs` when Redis is lost, failing or paused (`requestClientOptions`),
+ * a worker waits the outage out (`workerClientOptions`; BullMQ needs
+ * `maxRetriesPerRequest: null` there). Both reconnect forever, so the same process
+ * serves again when Redis returns.
  *
  * {@link BullMqRuns.close} closes in dependency order: workers (each waits for its runs
  * in progress, then quits its client), then the queue, then the shared client.
@@ -60,14 +77,17 @@ export class BullMqRuns implements RunBackend {
    */
   static async connect(settings: BullMqRunsSettings, options: { readonly logger?: Logger } = {}): Promise<BullMqRuns> {
     const logger = options.logger ?? silentLogger;
-    const client = createRedisClient(settings.redis, { maxRetriesPerRequest: 1 }, logger, 'run-queue');
+    const timeoutMs = settings.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
+    const client = createRedisClient(settings.redis, { ...requestClientOptions(timeoutMs), lazyConnect: true }, logger, 'run-queue');
     try {
+      // With the offline queue off, the first command must wait for the connection.
+      await client.connect();
       await client.ping();
     } catch (error) {
       client.disconnect();
       throw new Error('Redis for the run queue does not answer', { cause: error });
     }
-    const store = new RedisRunStore({ client, ...storeSettings(settings) });
+    const store = new RedisRunStore({ client, ...storeSettings(settings), operationTimeoutMs: timeoutMs });
     const queue = new BullMqRunQueue({
       client,
       store,
@@ -77,6 +97,7 @@ export class BullMqRuns implements RunBackend {
       ...(settings.backoffMs !== undefined ? { backoffMs: settings.backoffMs } : {}),
       ...(settings.keepCompleted !== undefined ? { keepCompleted: settings.keepCompleted } : {}),
       ...(settings.keepFailed !== undefined ? { keepFailed: settings.keepFailed } : {}),
+      operationTimeoutMs: timeoutMs,
     });
     return new BullMqRuns(settings, logger, client, queue, store);
   }
@@ -88,7 +109,7 @@ export class BullMqRuns implements RunBackend {
   async startWorker(processor: RunProcessor, options: BullMqRunWorkerSettings = {}): Promise<BullMqRunWorker> {
     if (this.closed) throw new Error('BullMqRuns is closed');
     const logger = options.logger ?? this.logger;
-    const client = createRedisClient(this.settings.redis, { maxRetriesPerRequest: null }, logger, 'run-worker');
+    const client = createRedisClient(this.settings.redis, workerClientOptions(), logger, 'run-worker');
     const worker = new BullMqRunWorker({
       ...options,
       logger,
@@ -102,6 +123,14 @@ export class BullMqRuns implements RunBackend {
     this.workers.push(worker);
     await worker.waitUntilReady();
     return worker;
+  }
+
+  /**
+   * Readiness of Redis for `/readyz`: true when it answers a PING within
+   * `operationTimeoutMs`. Never rejects.
+   */
+  ready(): Promise<boolean> {
+    return this.store.ping();
   }
 
   /**

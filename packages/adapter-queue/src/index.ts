@@ -10,7 +10,7 @@
  * Source: CONTRACT.md "Runs"; ARCHITECTURE.md.
  */
 export type { RunBackend, RunWorker, RunWorkerCloseReport } from './run-backend.js';
-export { BullMqRuns, type BullMqRunsSettings } from './bullmq-runs.js';
+export { BullMqRuns, DEFAULT_OPERATION_TIMEOUT_MS, type BullMqRunsSettings } from './bullmq-runs.js';
 export { BullMqRunQueue, RUN_JOB_NAME, type BullMqRunQueueOptions, type KeepFinishedJobs, type RunJobData } from './bullmq-run-queue.js';
 export {
   BullMqRunWorker,
@@ -20,7 +20,8 @@ export {
   type RunWorkerOptions,
 } from './bullmq-run-worker.js';
 export { RedisRunStore, DEFAULT_FINISHED_RUN_TTL_SECONDS, type RedisRunStoreOptions } from './redis-run-store.js';
-export { createRedisClient, type RedisConnectionOptions } from './redis-client.js';
+export { createRedisClient, reconnectDelayMs, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';
+export { guardRedis, isRedisUnavailable } from './dependency-guard.js';
 export { InMemoryRuns, InProcessRunWorker, type InProcessRunWorkerOptions } from './in-memory-runs.js';
 export { InMemoryRunStatusStore, type RunStatusStore, type RunStatusChange, type TransitionOutcome } from './run-status-store.js';
 export { RunLifecycle, type AttemptOutcome, type RunLifecycleOptions } from './run-lifecycle.js';

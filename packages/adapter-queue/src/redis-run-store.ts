@@ -1,6 +1,7 @@
 import type { Run, RunStatus } from '@svc/core';
 import { canTransition, FINAL_RUN_STATUSES, RUN_STATUSES } from '@svc/core';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { guardRedis } from './dependency-guard.js';
 import { LuaScript } from './lua-script.js';
 import { hashArgs, hashFromPairs, runFromHash } from './run-record.js';
 import type { RunStatusChange, RunStatusStore, TransitionOutcome } from './run-status-store.js';
@@ -9,13 +10,25 @@ import type { RunStatusChange, RunStatusStore, TransitionOutcome } from './run-s
  * Creates the hash unless the key exists. ARGV: HSET field/value pairs.
  * Returns nil when created, else the status found.
  */
-const CREATE_SCRIPT = new LuaScript(`
+const CREATE_SOURCE = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if status then return status end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'corrupt' end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return false
-`);
+`;
+const CREATE_SCRIPT = new LuaScript(CREATE_SOURCE);
+
+/**
+ * Deletes the record when it is untouched since its creation (`queued`, no attempt):
+ * the withdrawal of a run whose creation got no answer in time. Returns 1 when deleted.
+ */
+const WITHDRAW_SOURCE = `
+if redis.call('HGET', KEYS[1], 'status') == 'queued' and redis.call('HGET', KEYS[1], 'attempts') == '0' then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
 
 /**
  * Compare-and-set of the status. ARGV: the statuses allowed to move (space separated),
@@ -64,6 +77,12 @@ export interface RedisRunStoreOptions {
    * answered 202 is never lost).
    */
   readonly finishedRunTtlSeconds?: number;
+  /**
+   * Bound in ms of every call (see `guardRedis`): past it, or when Redis is unreachable,
+   * a call rejects with the core's `DependencyUnavailableError`. Set it where a request
+   * waits (the API process); leave it out for a worker, whose client waits out outages.
+   */
+  readonly operationTimeoutMs?: number;
 }
 
 /** Default of {@link RedisRunStoreOptions.finishedRunTtlSeconds}: 30 days. */
@@ -78,17 +97,20 @@ export const DEFAULT_FINISHED_RUN_TTL_SECONDS = 30 * 24 * 3600;
  *
  * Round trips: `get` one (`HGETALL`), `save` one (`MULTI` of `DEL`, `HSET`, `EXPIRE`),
  * `create` and `transition` one each (a Lua script, atomic). Nothing here closes the
- * client: its owner does (see `BullMqRuns`).
+ * client: its owner does (see `BullMqRuns`). Every call turns a lost, failing or (with
+ * `operationTimeoutMs`) silent Redis into the core's `DependencyUnavailableError`.
  * Source: CONTRACT.md "Runs"; core `ports/run-store.ts`.
  */
 export class RedisRunStore implements RunStatusStore {
   private readonly client: Redis;
   private readonly keyPrefix: string;
   private readonly finishedTtl: number;
+  private readonly timeoutMs: number | undefined;
 
-  /** @param options - client, key prefix and retention of finished runs. */
+  /** @param options - client, key prefix, retention of finished runs and the bound of a call. */
   constructor(options: RedisRunStoreOptions) {
     this.client = options.client;
+    this.timeoutMs = options.operationTimeoutMs;
     this.keyPrefix = options.keyPrefix ?? 'svc:run-record:';
     this.finishedTtl = options.finishedRunTtlSeconds ?? DEFAULT_FINISHED_RUN_TTL_SECONDS;
   }
@@ -100,20 +122,44 @@ export class RedisRunStore implements RunStatusStore {
 
   /**
    * @returns the run, or `undefined` when there is none with that id.
-   * @throws when Redis is unreachable, or the key holds no valid run record.
+   * @throws DependencyUnavailableError when Redis is unreachable or does not answer in time.
+   * @throws Error when the key holds no valid run record.
    */
   async get(runId: string): Promise<Run | undefined> {
-    return runFromHash(runId, await this.client.hgetall(this.keyOf(runId)));
+    const hash = await this.guard(() => this.client.hgetall(this.keyOf(runId)));
+    return runFromHash(runId, hash);
   }
 
-  /** Stores `run`, replacing any earlier version (upsert). @throws when Redis is unreachable. */
+  /** Stores `run`, replacing any earlier version (upsert). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
   async save(run: Run): Promise<void> {
     const key = this.keyOf(run.runId);
     const multi = this.client.multi().del(key).hset(key, ...hashArgs(run));
     if (FINAL_RUN_STATUSES.has(run.status) && this.finishedTtl > 0) multi.expire(key, this.finishedTtl);
-    const replies = await multi.exec();
+    const replies = await this.guard(() => multi.exec());
     const failed = replies?.find(([error]) => error !== null);
     if (replies === null || failed !== undefined) throw failed?.[0] ?? new Error(`saving run ${run.runId} was aborted`);
+  }
+
+  /**
+   * Adds the creation of `run`'s record (unless a record exists) to `transaction`, so
+   * that it commits or not together with the other commands there (the queue's job).
+   * EVAL with the source, not EVALSHA: inside MULTI a NOSCRIPT reply would fail this
+   * command alone while the rest commits. Read the reply with {@link RedisRunStore.createdOrFound}.
+   */
+  addCreate(transaction: ChainableCommander, run: Run): void {
+    transaction.eval(CREATE_SOURCE, 1, this.keyOf(run.runId), ...hashArgs(run));
+  }
+
+  /**
+   * The reply of {@link RedisRunStore.addCreate} as in {@link RedisRunStore.create}.
+   * @throws Error when the key held something else than a run record.
+   */
+  createdOrFound(runId: string, found: unknown): RunStatus | undefined {
+    if (found === null) return undefined;
+    if (typeof found !== 'string' || !(RUN_STATUSES as readonly string[]).includes(found)) {
+      throw new Error(`run record ${runId} exists but is not a valid run record`);
+    }
+    return found as RunStatus;
   }
 
   /**
@@ -122,27 +168,46 @@ export class RedisRunStore implements RunStatusStore {
    * @throws when Redis is unreachable, or the key holds something else than a run record.
    */
   async create(run: Run): Promise<RunStatus | undefined> {
-    const found = await CREATE_SCRIPT.run(this.client, [this.keyOf(run.runId)], hashArgs(run));
-    if (found === null) return undefined;
-    if (typeof found !== 'string' || !(RUN_STATUSES as readonly string[]).includes(found)) {
-      throw new Error(`run record ${run.runId} exists but is not a valid run record`);
-    }
-    return found as RunStatus;
+    const found = await this.guard(() => CREATE_SCRIPT.run(this.client, [this.keyOf(run.runId)], hashArgs(run)));
+    return this.createdOrFound(run.runId, found);
   }
 
-  /** See {@link RunStatusStore.transition}. @throws when Redis is unreachable. */
+  /** See {@link RunStatusStore.transition}. @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
   async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
     const ttl = FINAL_RUN_STATUSES.has(change.to) ? this.finishedTtl : 0;
-    const reply = await TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId)], [
+    const reply = await this.guard(() => TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId)], [
       ALLOWED_FROM[change.to],
       change.to,
       change.at.toISOString(),
       change.countAttempt === true ? 1 : 0,
       change.failureReason ?? '',
       ttl,
-    ]);
+    ]));
     if (!Array.isArray(reply) || !Array.isArray(reply[1])) throw new TypeError('unexpected reply from the run transition script');
     const run = runFromHash(runId, hashFromPairs(reply[1] as unknown[]));
     return reply[0] === 1 && run !== undefined ? { applied: true, run } : { applied: false, run };
+  }
+
+  /**
+   * Deletes `runId`'s record if no worker has touched it yet (`queued`, no attempt); see
+   * `BullMqRunQueue`. Not bounded: it is sent on the same connection right behind a
+   * transaction that got no answer, so that a paused server, once resumed, runs it after
+   * that transaction. A job left without its record is skipped by the worker.
+   * @returns true when a record was deleted.
+   */
+  async withdraw(runId: string): Promise<boolean> {
+    return (await this.client.eval(WITHDRAW_SOURCE, 1, this.keyOf(runId))) === 1;
+  }
+
+  /** Whether Redis answers a PING within the bound. Never rejects. */
+  async ping(): Promise<boolean> {
+    return this.guard(() => this.client.ping()).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private guard<T>(operation: () => Promise<T>): Promise<T> {
+    return guardRedis('redis', this.timeoutMs, operation);
   }
 }

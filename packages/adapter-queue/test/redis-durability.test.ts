@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import { redisDurabilityFindings } from '@svc/adapter-queue';
-import { startRedisServer, type RedisServerChild } from '../../../tools/test-support/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 
 describe('redisDurabilityFindings (against redis-server children of its own)', function () {
   this.timeout(20_000);
-  const children: RedisServerChild[] = [];
+  const children: RedisServer[] = [];
 
   afterEach(async function () {
     await Promise.all(children.splice(0).map((c) => c.stop()));
   });
 
-  async function start(args: readonly string[]): Promise<RedisServerChild> {
-    const child = await startRedisServer(args);
+  async function start(args: readonly string[]): Promise<RedisServer> {
+    const child = await startRedisServer({ args });
     children.push(child);
     return child;
   }
@@ -42,8 +42,8 @@ describe('redisDurabilityFindings (against redis-server children of its own)', f
   for (const fault of ['stopped', 'paused'] as const) {
     it(`answers unreadable within its 2 s bound when Redis is ${fault}`, async function () {
       const redis = await start([]);
-      if (fault === 'stopped') await redis.stop();
-      else redis.process.kill('SIGSTOP');
+      if (fault === 'stopped') await redis.kill();
+      else redis.pause();
       const started = Date.now();
       const findings = await redisDurabilityFindings(redis.url);
       const tookMs = Date.now() - started;

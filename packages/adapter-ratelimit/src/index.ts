@@ -6,5 +6,5 @@
  * Source: api-spec.md "Limits"; CONTRACT.md "Rate limits".
  */
 export { FlexibleMemoryRateLimiter, type FlexibleMemoryRateLimiterOptions } from './flexible-memory-rate-limiter.js';
-export { RedisRateLimiter, type RedisRateLimiterOptions, type RedisRateLimiterConnectOptions, type RedisConnectionOptions } from './redis-rate-limiter.js';
+export { RedisRateLimiter, DEFAULT_RATE_LIMIT_TIMEOUT_MS, type RedisRateLimiterOptions, type RedisRateLimiterConnectOptions, type RedisConnectionOptions } from './redis-rate-limiter.js';
 export { shareOfLimit } from './rules.js';

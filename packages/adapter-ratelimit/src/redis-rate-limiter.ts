@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Logger, RateLimitDecision, RateLimiter, RateLimitRule } from '@svc/core';
-import { decide, silentLogger } from '@svc/core';
+import { decide, DependencyUnavailableError, silentLogger } from '@svc/core';
 import { Redis, type RedisOptions } from 'ioredis';
 import { FlexibleMemoryRateLimiter } from './flexible-memory-rate-limiter.js';
 import { checkRules, reportedDecision } from './rules.js';
@@ -83,13 +83,52 @@ export interface RedisRateLimiterOptions {
   readonly instanceCount?: number;
   /** Where the outage warning (once per outage) and the recovery notice go. */
   readonly logger?: Logger;
+  /**
+   * Bound in ms of one request's Redis work (the script, and its reload after NOSCRIPT);
+   * past it the request is decided as when Redis is unreachable. Default
+   * {@link DEFAULT_RATE_LIMIT_TIMEOUT_MS}.
+   */
+  readonly operationTimeoutMs?: number;
+  /**
+   * What a request gets while Redis is unreachable, failing or silent: `true` (default)
+   * the in-memory insurance decides it; `false` it rejects with the core's
+   * `DependencyUnavailableError` (`redis`), which the HTTP adapter answers 503, for
+   * deployments where limits must never be looser than configured.
+   */
+  readonly insurance?: boolean;
+}
+
+/**
+ * Default of {@link RedisRateLimiterOptions.operationTimeoutMs}: 500 ms, a quarter of
+ * CONTRACT.md's default `dependency_timeout_ms` (2000): a run start also waits for the
+ * run queue (half of it) after the limiter, and the rest is headroom for the process.
+ */
+export const DEFAULT_RATE_LIMIT_TIMEOUT_MS = 500;
+
+/**
+ * Ms during which requests skip Redis after a timed-out script while the client
+ * still looks connected (a paused or overloaded server): without it every request would
+ * wait its full `operationTimeoutMs` and pile one more script on a server that does not
+ * answer. After it, one request tries Redis again. 1 s: the same as the reconnect cap, so
+ * limits are shared again about a second after Redis answers, whatever the fault was.
+ */
+const RETRY_REDIS_AFTER_MS = 1000;
+
+/**
+ * ioredis reconnect delay in ms after the `times`-th failed attempt: +100 ms per attempt,
+ * at most 1000 ms, never giving up, so that limits are shared again at most about a
+ * second after Redis returns, without a restart.
+ */
+function reconnectDelayMs(times: number): number {
+  return Math.min(times * 100, 1000);
 }
 
 /** Options of {@link RedisRateLimiter.connect}: those of the limiter, less the client. */
 export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOptions, 'client' | 'ownsClient'> {
   /**
    * Milliseconds after which a Redis command counts as failed and the request goes to the
-   * insurance (ioredis `commandTimeout`); default 1000.
+   * insurance (ioredis `commandTimeout`, and {@link RedisRateLimiterOptions.operationTimeoutMs});
+   * default {@link DEFAULT_RATE_LIMIT_TIMEOUT_MS}.
    */
   readonly commandTimeoutMs?: number;
   /**
@@ -126,7 +165,10 @@ export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOpt
  * one warning when an outage starts and one notice when Redis answers again, never one
  * per request; neither names the host or carries the error text (core `Logger`
  * contract), only the error code. Windows counted by the insurance are not copied to
- * Redis.
+ * Redis. A paused server (SIGSTOP: connected, silent) counts as failed after
+ * `operationTimeoutMs`, so no request waits on the limiter longer than that, and for the
+ * next second requests skip Redis (one request tries it again after that). With
+ * `insurance: false` every such request rejects with `DependencyUnavailableError` instead.
  * Source: api-spec.md "Limits", "Errors" (429 headers); CONTRACT.md "Rate limits".
  */
 export class RedisRateLimiter implements RateLimiter {
@@ -135,8 +177,11 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly keyPrefix: string;
   private readonly instanceCount: number;
   private readonly logger: Logger;
-  private readonly insurance: FlexibleMemoryRateLimiter;
+  private readonly insurance: FlexibleMemoryRateLimiter | undefined;
+  private readonly timeoutMs: number;
   private degraded = false;
+  /** Epoch ms before which requests skip Redis (it failed or timed out just now). */
+  private skipRedisUntil = 0;
 
   /** @throws RangeError when `instanceCount` is not a whole number ≥ 1. */
   constructor(options: RedisRateLimiterOptions) {
@@ -145,28 +190,44 @@ export class RedisRateLimiter implements RateLimiter {
     this.keyPrefix = options.keyPrefix ?? 'svc:rl:';
     this.instanceCount = options.instanceCount ?? 1;
     this.logger = options.logger ?? silentLogger;
-    this.insurance = new FlexibleMemoryRateLimiter({ limitDivisor: this.instanceCount, keyPrefix: `${this.keyPrefix}insurance` });
+    this.timeoutMs = options.operationTimeoutMs ?? DEFAULT_RATE_LIMIT_TIMEOUT_MS;
+    this.insurance =
+      options.insurance === false ? undefined : new FlexibleMemoryRateLimiter({ limitDivisor: this.instanceCount, keyPrefix: `${this.keyPrefix}insurance` });
   }
 
   /**
-   * Creates a limiter with its own ioredis client (closed by {@link RedisRateLimiter.close}):
-   * no offline queue, one retry per command, a command timeout; waits for the first
-   * connection up to `readyTimeoutMs` and never rejects for an unreachable Redis.
+   * Creates a limiter with its own ioredis client (closed by {@link RedisRateLimiter.close});
+   * waits for the first connection up to `readyTimeoutMs` and never rejects for an
+   * unreachable Redis. The client's options, each chosen for a limiter that must decide
+   * every request within `commandTimeoutMs`:
+   * - `enableOfflineQueue: false`: while disconnected a command fails at once and the
+   *   request is decided without Redis, instead of waiting for a reconnect;
+   * - `maxRetriesPerRequest: 0`: a script in flight when the connection drops is not
+   *   re-sent after reconnecting (the request was decided without it; a re-send would
+   *   charge a point nobody asked for);
+   * - `commandTimeout`: a paused server fails each command after `commandTimeoutMs`;
+   * - `connectTimeout`: a connection attempt to a host that drops packets gives up after
+   *   `readyTimeoutMs`; reconnects never stop (delay +100 ms per attempt, at most 1 s).
    *
    * @param redis - a `redis://` URL or ioredis options; never logged (it may hold a password).
    */
   static async connect(redis: string | RedisConnectionOptions, options: RedisRateLimiterConnectOptions = {}): Promise<RedisRateLimiter> {
+    const timeoutMs = options.commandTimeoutMs ?? DEFAULT_RATE_LIMIT_TIMEOUT_MS;
     const clientOptions: RedisConnectionOptions = {
       enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: options.commandTimeoutMs ?? 1000,
+      maxRetriesPerRequest: 0,
+      commandTimeout: timeoutMs,
+      connectTimeout: options.readyTimeoutMs ?? 2000,
+      retryStrategy: reconnectDelayMs,
     };
-    const client = typeof redis === 'string' ? new Redis(redis, clientOptions) : new Redis({ ...redis, ...clientOptions });
+    // A retryStrategy given with the connection options wins (e.g. a test that wants none).
+    const client =
+      typeof redis === 'string' ? new Redis(redis, clientOptions) : new Redis({ ...redis, ...clientOptions, retryStrategy: redis.retryStrategy ?? reconnectDelayMs });
     // ioredis emits 'error' on every failed reconnect; the limiter reports outages itself
     // (once), so the events only need a listener to not crash the process.
     client.on('error', () => undefined);
     const { commandTimeoutMs: _c, readyTimeoutMs, ...limiterOptions } = options;
-    const limiter = new RedisRateLimiter({ ...limiterOptions, client, ownsClient: true });
+    const limiter = new RedisRateLimiter({ operationTimeoutMs: timeoutMs, ...limiterOptions, client, ownsClient: true });
     if (client.status !== 'ready') {
       const timeout = AbortSignal.timeout(readyTimeoutMs ?? 2000);
       await once(client, 'ready', { signal: timeout }).catch(() => undefined);
@@ -177,20 +238,35 @@ export class RedisRateLimiter implements RateLimiter {
   /**
    * Charges one point to every rule, all or none; see the class comment.
    * @throws RangeError when `rules` break the port's preconditions (empty, duplicate keys).
+   * @throws DependencyUnavailableError when Redis is unreachable, failing or silent and
+   *   the insurance is off.
    */
   async consume(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
     checkRules(rules);
+    let failure: unknown;
+    const now = Date.now();
     if (this.client.status !== 'ready') {
+      failure = new Error(`client ${this.client.status}`);
       this.enterOutage(`client_${this.client.status}`);
+    } else if (now < this.skipRedisUntil) {
+      failure = new Error('Redis failed a moment ago');
     } else {
+      // While failing, one request at a time tries Redis; the others do not queue behind it.
+      if (this.degraded) this.skipRedisUntil = now + this.timeoutMs;
       try {
-        const decision = await this.consumeInRedis(rules);
+        const decision = await this.withinBound(this.consumeInRedis(rules));
+        this.skipRedisUntil = 0;
         this.leaveOutage();
         return decision;
       } catch (error) {
+        if (error instanceof TypeError || error instanceof RangeError) throw error;
+        failure = error;
+        // Only silence is worth skipping: other failures answer at once.
+        if (isTimeout(error)) this.skipRedisUntil = Date.now() + RETRY_REDIS_AFTER_MS;
         this.enterOutage(codeOf(error));
       }
     }
+    if (this.insurance === undefined) throw new DependencyUnavailableError('redis', { cause: failure });
     return this.insurance.consume(rules);
   }
 
@@ -202,6 +278,26 @@ export class RedisRateLimiter implements RateLimiter {
     } catch {
       // Quit fails when the connection is already gone; dropping it is all that is left.
       this.client.disconnect();
+    }
+  }
+
+  /**
+   * `work`, or a rejection after `operationTimeoutMs`: ioredis `commandTimeout` bounds one
+   * command, this bounds the request (NOSCRIPT, then EVAL, is two), and also holds for an
+   * injected client configured without a command timeout.
+   */
+  private async withinBound<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([
+        work,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(Object.assign(new Error('no answer in time'), { code: 'TIMEOUT' })), this.timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -234,7 +330,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.degraded = true;
     this.logger.warn(
       { component: 'rate-limiter', reason, instance_count: this.instanceCount },
-      'Redis is unreachable: rate limits fall back to this instance\'s memory, each limit divided by the instance count',
+      this.insurance === undefined
+        ? 'Redis is unreachable: requests are refused with 503 until it answers (no insurance limiter)'
+        : 'Redis is unreachable: rate limits fall back to this instance\'s memory, each limit divided by the instance count',
     );
   }
 
@@ -252,6 +350,11 @@ function codeOf(error: unknown): string {
     return typeof code === 'string' ? code : error.name;
   }
   return 'unknown';
+}
+
+/** A command or request that got no answer in time (ioredis `commandTimeout`, or ours). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && ((error as { code?: unknown }).code === 'TIMEOUT' || error.message === 'Command timed out');
 }
 
 /** @throws TypeError when the script's reply is not the expected array of integers. */
