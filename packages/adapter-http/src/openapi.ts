@@ -256,11 +256,14 @@ function responseComponents(): { [key: string]: Json } {
     ),
     TooManyRequests: problem('`rate_limited`: over the credential limit or, on run creation, the per-agent limit (30 / 60 s).', rateLimited(true)),
     BadGateway: problem('`connection_unavailable`: the customer\'s database cannot be reached or refused the login.', rateLimited(false)),
-    ServiceUnavailable: problem('`service_unavailable`: a dependency of this service (the run queue, Redis) is unreachable; nothing was done. Retry later.', {
-      'X-Request-Id': hdr('X-Request-Id'),
-      'Retry-After': hdr('Retry-After'),
-    }),
-    GatewayTimeout: problem('`connection_timeout`: the customer\'s database did not answer in time.', rateLimited(false)),
+    ServiceUnavailable: problem(
+      '`service_unavailable`: a dependency of this service (Redis: the run queue and the run store; rate limits then fall back to in-memory limits) is lost, failing or paused; answered within the server\'s `dependency_timeout_ms` (default 2 s). Nothing was done: on run start the run was not created (its record and job are written in one transaction, withdrawn when that transaction got no answer), with one exception, a Redis that applied the run and died before answering: that run exists and runs once. Retry after `Retry-After` seconds.',
+      { 'X-Request-Id': hdr('X-Request-Id'), 'Retry-After': hdr('Retry-After') },
+    ),
+    GatewayTimeout: problem(
+      '`connection_timeout`: the customer\'s database did not answer within the server\'s `request_timeout_ms`; answered then, whether or not the database acknowledged the cancel. The write may or may not have applied; it is never reported as a success and never resent.',
+      rateLimited(false),
+    ),
     RequestTimeout: problem('`request_timeout`: the request was not received completely in time; the connection is closed.'),
     ExpectationFailed: problem('`expectation_failed`: an `Expect` other than `100-continue`; the connection is closed.'),
     RequestHeaderFieldsTooLarge: problem('`request_header_fields_too_large`: the header section is over 16 KiB; the connection is closed.'),
