@@ -29,7 +29,9 @@ function main(argv: string[]): void {
       'expires-in-days': { type: 'string' },
     },
   });
-  if (positionals.join(' ') !== 'keys create') fail('unknown command');
+  // `svc keys create`, and `pnpm keys create` (the script already names `keys`).
+  const command = positionals.join(' ');
+  if (command !== 'keys create' && command !== 'create') fail('unknown command');
   const kind = values.kind;
   if (kind !== 'api_key' && kind !== 'oauth') fail('--kind must be api_key or oauth');
   const id = values.id ?? fail('--id is required');
