@@ -130,17 +130,21 @@ export class SqlServerRecordWriter implements RecordWriter {
 
   private async write(pool: Knex, command: InsertCommand, statement: Statement, isUpdate: boolean): Promise<Outcome> {
     const where = { connectionId: command.connection.connectionId, route: command.route };
+    // One deadline for the whole write: the wait for a pooled connection, the request and
+    // its one retry (CONTRACT.md "Dependencies and faults": the 504 is sent within
+    // request_timeout_ms).
+    const deadlineAt = Date.now() + this.settings.requestTimeoutMs;
     for (let attempt = 1; ; attempt += 1) {
       let rowsAffected: number;
       try {
-        rowsAffected = await execute(pool, statement, this.settings.requestTimeoutMs);
+        rowsAffected = await execute(pool, statement, deadlineAt);
       } catch (error) {
         const outcome = classify(error, command.entity);
         if (outcome.kind === 'deadlock' || outcome.kind === 'not_sent') {
           // A deadlock victim's transaction was rolled back by SQL Server, and a request
           // refused with EINVALIDSTATE never left this process: in both cases nothing was
           // written, so sending it once more cannot apply it twice.
-          if (attempt === 1) {
+          if (attempt === 1 && Date.now() < deadlineAt) {
             this.logger.warn({ ...where, reason: outcome.kind }, 'SQL Server write not applied; retrying once');
             continue;
           }
@@ -260,16 +264,37 @@ function createPool(target: SqlServerConnectionSettings, settings: ResolvedSqlSe
   return pool;
 }
 
+/** The error {@link execute} rejects with at the deadline: `ETIMEOUT`, as tedious's own (→ `connection_timeout`). */
+function deadlineError(what: string): Error {
+  return Object.assign(new Error(`the ${what} did not complete before the write's deadline`), { code: 'ETIMEOUT' });
+}
+
 /**
  * Runs `statement` on a pooled connection, discarding the connection unless it is known
- * healthy. Rejects with an `ETIMEOUT` error (→ `connection_timeout`) once `deadlineMs`
- * have passed since the request was handed to tedious.
+ * healthy. Rejects with an `ETIMEOUT` error (→ `connection_timeout`) at `deadlineAt`
+ * (ms since the epoch), whether it is still waiting for a pooled connection or for the
+ * answer; a connection acquired after the deadline goes straight back to the pool.
  */
-async function execute(pool: Knex, statement: Statement, deadlineMs: number): Promise<number> {
-  const connection = (await pool.client.acquireConnection()) as PooledConnection;
+async function execute(pool: Knex, statement: Statement, deadlineAt: number): Promise<number> {
+  const acquiring = pool.client.acquireConnection() as Promise<PooledConnection>;
+  let timer: NodeJS.Timeout | undefined;
+  let connection: PooledConnection;
+  try {
+    connection = await Promise.race([
+      acquiring,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(deadlineError('wait for a database connection')), Math.max(0, deadlineAt - Date.now()));
+      }),
+    ]);
+  } catch (error) {
+    acquiring.then((late) => pool.client.releaseConnection(late), () => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
   let healthy = false;
   try {
-    const rows = await run(connection, statement, deadlineMs);
+    const rows = await run(connection, statement, Math.max(1, deadlineAt - Date.now()));
     healthy = true;
     return rows;
   } catch (error) {
@@ -306,7 +331,7 @@ function run(connection: TediousConnection, statement: Statement, deadlineMs: nu
   return new Promise<number>((resolveRun, rejectRun) => {
     let settled = false;
     const deadline = setTimeout(() => {
-      if (settle()) rejectRun(Object.assign(new Error(`the request did not complete within ${deadlineMs} ms`), { code: 'ETIMEOUT' }));
+      if (settle()) rejectRun(deadlineError('request'));
     }, deadlineMs);
     function settle(): boolean {
       if (settled) return false;
