@@ -166,7 +166,7 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   let readiness: Record<string, () => Promise<boolean>> = {};
   if (settings.redisUrl !== undefined) {
     const [{ RedisRateLimiter }, { BullMqRuns, redisDurabilityFindings }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
-    checkRedisDurability(settings, logger, await redisDurabilityFindings(settings.redisUrl, logger));
+    checkRedisDurability(settings, logger, await redisDurabilityFindings(settings.redisUrl));
     const budget = redisBudget(settings.dependencyTimeoutMs);
     rateLimiter = await RedisRateLimiter.connect(settings.redisUrl, {
       keyPrefix: `${prefix}:rl:`,

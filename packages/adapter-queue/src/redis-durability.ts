@@ -1,7 +1,6 @@
-import type { Logger } from '@svc/core';
-import { silentLogger } from '@svc/core';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createRedisClient, type RedisConnectionOptions } from './redis-client.js';
+import { Redis } from 'ioredis';
+import type { RedisConnectionOptions } from './redis-client.js';
 
 /**
  * One Redis setting that breaks the promise "a run answered 202 is never lost" (CONTRACT
@@ -63,18 +62,15 @@ const CHECK_TIMEOUT_MS = 2000;
  * eviction policies. Never throws; never logs the URL (it may hold a password).
  *
  * @param redis - a `redis://` URL or ioredis options.
- * @param logger - receives the client's connection warnings.
  */
-export async function redisDurabilityFindings(redis: string | RedisConnectionOptions, logger: Logger = silentLogger): Promise<RedisDurabilityFinding[]> {
+export async function redisDurabilityFindings(redis: string | RedisConnectionOptions): Promise<RedisDurabilityFinding[]> {
   // One attempt, no retries, the whole probe under one deadline: a probe, not a client
   // that must ride out an outage. A paused Redis accepts the TCP connection (the kernel
   // does) and then answers nothing, so only the overall deadline bounds it.
-  const client = createRedisClient(
-    redis,
-    { lazyConnect: true, connectTimeout: CHECK_TIMEOUT_MS, maxRetriesPerRequest: 0, enableReadyCheck: false, retryStrategy: () => null },
-    logger,
-    'redis-durability-check',
-  );
+  const options = { lazyConnect: true, connectTimeout: CHECK_TIMEOUT_MS, maxRetriesPerRequest: 0, enableReadyCheck: false, retryStrategy: () => null };
+  const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...redis, ...options });
+  // Its failures are the finding below; a probe that never reconnects has nothing to log.
+  client.on('error', () => undefined);
   const deadline = new AbortController();
   try {
     const read = (async () => {
