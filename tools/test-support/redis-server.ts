@@ -2,10 +2,10 @@
 // and restart (the shared Redis on 6379 is never touched by fault tests).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './ports.js';
 
 /** Options of {@link startRedisServer}. */
 export interface RedisServerOptions {
@@ -31,16 +31,6 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A loopback TCP port that was free a moment ago. */
-async function sparePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /** Resolves when a PING on `port` answers PONG; rejects after `deadlineMs`. */
 async function waitForPing(port: number, child: ChildProcess, deadlineMs = 10_000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
@@ -63,7 +53,7 @@ async function waitForPing(port: number, child: ChildProcess, deadlineMs = 10_00
 
 /** Starts `redis-server` (on PATH) with `--save ''` and a directory of its own. */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
-  const port = await sparePort();
+  const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'svc-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--appendonly', options.appendOnly === true ? 'yes' : 'no'];
   if (options.appendOnly === true) args.push('--appendfsync', 'always');

@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { rateLimiterContract } from '@svc/core/testing';
 import { RedisRateLimiter } from '@svc/adapter-ratelimit';
 import { RecordingLogger } from '@svc/core/testing';
+import { freePort } from '../../../tools/test-support/ports.js';
 import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
 
 describe('RedisRateLimiter (against the Redis at REDIS_URL)', function () {
@@ -124,7 +124,7 @@ describe('RedisRateLimiter (against the Redis at REDIS_URL)', function () {
     });
 
     it('starts on the insurance when Redis never answers (a closed port), warning once', async function () {
-      const port = await closedPort();
+      const port = await freePort();
       const logger = new RecordingLogger();
       const limiter = await RedisRateLimiter.connect({ host: '127.0.0.1', port, retryStrategy: () => null }, { instanceCount: 2, logger, readyTimeoutMs: 1_000 });
       try {
@@ -149,12 +149,3 @@ async function waitUntil(condition: () => boolean, message: string): Promise<voi
   }
 }
 
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,18 +12,7 @@ export const CLI = 'examples/api-server/src/cli.ts';
 /** Node options that run the TypeScript sources (no build needed). */
 export const FROM_SOURCE = ['--conditions=source', '--import', 'tsx'];
 
-/** A TCP port that was free a moment ago (listen on 0, read it, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../../../tools/test-support/ports.js';
 
 /** A temporary directory, removed by `remove()`. */
 export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
