@@ -25,9 +25,9 @@ import {
   type RunQueue,
   type RunStore,
 } from '@svc/core';
-import { InMemoryRuns, type RunBackend } from '@svc/adapter-queue/memory';
+import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunBackend, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { FlexibleMemoryRateLimiter } from '@svc/adapter-ratelimit/memory';
-import type { RedisDurabilityFinding } from '@svc/adapter-queue';
+import type { BullMqRunsSettings } from '@svc/adapter-queue';
 import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { RoutingRecordWriter } from './routing-record-writer.js';
@@ -113,11 +113,15 @@ export function sqlServerConnections(settings: ServerSettings, env: NodeJS.Proce
 /**
  * Reads Redis's persistence and eviction settings once at start and logs one warning per
  * setting that could lose a run answered 202; with `redis.require_durable: true` such a
- * setting (or settings that cannot be read) stops the start instead.
+ * setting (or settings that cannot be read) stops the start instead. Used by the API
+ * server and the standalone worker alike; does nothing without `redis_url`.
  * Source: issue "Faults" part 5; README "Running it for real".
  * @throws ConfigError naming every unsafe setting, when `redis.require_durable` is true.
  */
-function checkRedisDurability(settings: ServerSettings, logger: Logger, findings: readonly RedisDurabilityFinding[]): void {
+export async function checkRedisDurability(settings: ServerSettings, logger: Logger): Promise<void> {
+  if (settings.redisUrl === undefined) return;
+  const { redisDurabilityFindings } = await import('@svc/adapter-queue');
+  const findings = await redisDurabilityFindings(settings.redisUrl);
   for (const f of findings) {
     logger.warn({ component: 'redis', setting: f.setting, value: f.value, required: f.required }, `Redis setting unsafe for durable runs: ${f.risk}`);
   }
@@ -126,6 +130,22 @@ function checkRedisDurability(settings: ServerSettings, logger: Logger, findings
       `redis.require_durable is true, but Redis ${findings.map((f) => `${f.setting} is ${f.value} (needs ${f.required})`).join('; ')}`,
     );
   }
+}
+
+/**
+ * The settings of {@link BullMqRunsSettings} from the server settings, the same for the
+ * API server and the standalone worker: `redis_url`, `redis_prefix`, the run store's
+ * share of `dependency_timeout_ms` ({@link redisBudget}) and `runs.retention_seconds`.
+ * @throws ConfigError when `redis_url` is not set.
+ */
+export function bullMqSettingsOf(settings: ServerSettings): BullMqRunsSettings {
+  if (settings.redisUrl === undefined) throw new ConfigError('durable runs need redis_url (or REDIS_URL)');
+  return {
+    redis: settings.redisUrl,
+    prefix: settings.redisPrefix,
+    operationTimeoutMs: redisBudget(settings.dependencyTimeoutMs).runsMs,
+    finishedRunTtlSeconds: settings.durability.runRetentionSeconds,
+  };
 }
 
 /**
@@ -165,27 +185,38 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   let runs: RunBackend;
   let readiness: Record<string, () => Promise<boolean>> = {};
   if (settings.redisUrl !== undefined) {
-    const [{ RedisRateLimiter }, { BullMqRuns, redisDurabilityFindings }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
-    checkRedisDurability(settings, logger, await redisDurabilityFindings(settings.redisUrl));
+    const [{ RedisRateLimiter }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
+    await checkRedisDurability(settings, logger);
     const budget = redisBudget(settings.dependencyTimeoutMs);
-    rateLimiter = await RedisRateLimiter.connect(settings.redisUrl, {
+    const limiter = await RedisRateLimiter.connect(settings.redisUrl, {
       keyPrefix: `${prefix}:rl:`,
       instanceCount: settings.rateLimits.instanceCount,
       logger,
       commandTimeoutMs: budget.rateLimiterMs,
       readyTimeoutMs: settings.dependencyTimeoutMs,
     });
-    const bullMq = await BullMqRuns.connect(
-      { redis: settings.redisUrl, prefix, operationTimeoutMs: budget.runsMs, finishedRunTtlSeconds: settings.durability.runRetentionSeconds },
-      { logger },
-    );
+    let bullMq: Awaited<ReturnType<typeof BullMqRuns.connect>>;
+    try {
+      bullMq = await BullMqRuns.connect(bullMqSettingsOf(settings), { logger });
+    } catch (error) {
+      // The limiter's client reconnects for ever: left open, it would hold the process.
+      await within(limiter.close(), QUIT_TIMEOUT_MS);
+      throw error;
+    }
+    rateLimiter = limiter;
     runs = bullMq;
     readiness = { redis: () => bullMq.ready() };
   } else {
     rateLimiter = new FlexibleMemoryRateLimiter();
     runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
   }
-  const sqlServerDetails = sqlServerConnections(settings);
+  let sqlServerDetails: Map<string, SqlServerConnectionSettings>;
+  try {
+    sqlServerDetails = sqlServerConnections(settings);
+  } catch (error) {
+    await closeAdapters({ rateLimiter, runs, recordWriter: demoRecordWriter(), readiness }, QUIT_TIMEOUT_MS);
+    throw error;
+  }
   let sqlServer: RecordWriter | undefined;
   if (sqlServerDetails.size > 0) {
     const { SqlServerRecordWriter } = await import('@svc/adapter-sqlserver');
@@ -202,28 +233,45 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   return { rateLimiter, runs, recordWriter, readiness };
 }
 
-const adapterClosings = new WeakMap<Adapters, Promise<string[]>>();
+/** What {@link closeAdapters} left undone. */
+export interface AdaptersCloseReport {
+  /** Close steps that did not finish within their bound or failed, and clients dropped. */
+  readonly unfinished: readonly string[];
+  /** The runs' close report (runs abandoned in a durable queue, runs lost in memory). */
+  readonly runs: RunWorkerCloseReport;
+}
+
+const adapterClosings = new WeakMap<Adapters, Promise<AdaptersCloseReport>>();
 
 /**
  * Closes what the adapters hold, once (a second call returns the first one's promise):
- * the runs (workers, then the queue and its Redis client), the rate limiter's Redis
- * client and the SQL Server pools, at the same time, each bounded by `budgetMs` (a lost
- * or paused dependency never answers a QUIT; its client is then left to the process's
- * exit).
- * @returns the names of the close steps that did not finish in time or failed.
+ * the runs (workers, then the queue and the Redis clients), the rate limiter's Redis
+ * client and the SQL Server pools, at the same time, each bounded by `budgetMs` (no
+ * bound when not finite). Every Redis QUIT is bounded by `QUIT_TIMEOUT_MS` (1 s) whatever
+ * `budgetMs` is: a lost or paused Redis never answers one (the runs' clients are then
+ * dropped; the limiter's is left to the process's exit).
+ * @returns the close steps that did not finish in time or failed, and the runs' report.
  */
-export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<string[]> {
+export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<AdaptersCloseReport> {
   let closing = adapterClosings.get(adapters);
   if (closing === undefined) {
+    let runs: RunWorkerCloseReport = { abandonedRunIds: [] };
     closing = closeSteps(
       {
-        // Workers were stopped during the drain; a second close of one is a no-op.
-        runs: async () => droppedClientNotes((await adapters.runs.close())?.droppedClients),
-        'rate limiter': async () => void (await adapters.rateLimiter.close?.()),
+        // Workers stopped during the drain; closing one again returns its first report.
+        runs: async () => {
+          runs = (await adapters.runs.close()) ?? runs;
+          return droppedClientNotes(runs.droppedClients);
+        },
+        'rate limiter': async () => {
+          const quit = await within(adapters.rateLimiter.close?.() ?? Promise.resolve(), QUIT_TIMEOUT_MS);
+          if (quit.outcome === 'failed') throw quit.error;
+          return quit.outcome === 'timeout' ? ['Redis client left open (QUIT not answered)'] : [];
+        },
         'SQL Server pools': async () => void (await adapters.recordWriter.close?.()),
       },
       budgetMs,
-    );
+    ).then((unfinished) => ({ unfinished, runs }));
     adapterClosings.set(adapters, closing);
   }
   return closing;

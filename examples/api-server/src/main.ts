@@ -1,15 +1,15 @@
 /**
  * The API server: `node examples/api-server/dist/main.js [--config FILE]` (or
  * `SVC_CONFIG=FILE`). Without a configuration it serves a development account whose
- * fresh secrets it prints once. SIGTERM / SIGINT drain and stop within
- * `shutdown_delay_ms + shutdown_grace_ms + shutdown_close_budget_ms`: exit 0 when
- * everything drained, 1 with one log line naming what was abandoned.
+ * fresh secrets it prints once. SIGTERM / SIGINT drain and stop within `stopBoundMs`
+ * (`shutdown_delay_ms + shutdown_grace_ms` + 250 ms + `shutdown_close_budget_ms`): exit 0
+ * when everything drained, 1 with one log line naming what was abandoned.
  */
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { DEV_AGENT_ID, DEV_POSTGRESQL_CONNECTION_ID, DEV_SQLSERVER_CONNECTION_ID, devAccount } from './dev-account.js';
 import { startServer, type RunningServer } from './server.js';
-import { exitAfterStop } from './shutdown.js';
+import { exitAfterStop, stopBoundMs } from './shutdown.js';
 import { ConfigError, loadSettings, type ServerSettings } from './settings.js';
 
 async function main(): Promise<void> {
@@ -29,8 +29,11 @@ async function main(): Promise<void> {
   if (dev !== undefined) settings = { ...settings, accounts: [dev.account] };
 
   const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
-  // Handlers first: a signal that arrives while the listeners open still drains and stops.
-  const running: { server?: RunningServer } = {};
+  // Handlers first: a signal that arrives while starting is noted (and the guard armed)
+  // at once; the bounded stop begins as soon as the start is done, so that a BullMQ job
+  // already taken or a client half open is stopped like any other, not cut by an exit.
+  let started!: (server: RunningServer) => void;
+  const serverStarted = new Promise<RunningServer>((resolve) => (started = resolve));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -40,19 +43,21 @@ async function main(): Promise<void> {
       { signal, shutdown_delay_ms: delayMs, shutdown_grace_ms: graceMs, shutdown_close_budget_ms: closeBudgetMs },
       'stopping: draining in-flight requests',
     );
-    exitAfterStop(logger, running.server?.stop(), delayMs + graceMs + closeBudgetMs);
+    exitAfterStop(
+      logger,
+      serverStarted.then((server) => server.stop()),
+      stopBoundMs(settings.shutdown),
+    );
   };
   // process.once: a second signal meets Node's default action and ends the process at once.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 
+  logger.info({}, 'starting');
   const server = await startServer(settings, logger);
-  running.server = server;
-  if (stopping) {
-    // The signal came while starting: stop what has just started.
-    exitAfterStop(logger, server.stop(), settings.shutdown.delayMs + settings.shutdown.graceMs + settings.shutdown.closeBudgetMs);
-    return;
-  }
+  started(server);
+  // A signal came while starting: its stop runs now.
+  if (stopping) return;
   logger.info({ port: server.port, egress_port: server.egressPort, base_url: settings.baseUrl, egress_url: settings.egressUrl }, 'listening');
 
   if (dev !== undefined) {

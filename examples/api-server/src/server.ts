@@ -4,12 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { handleClientErrors } from '@svc/adapter-http';
 import type { Logger } from '@svc/core';
 import type { Container } from 'inversify';
-import { DemoRunProcessor, LogNotifier, type RunWorker } from '@svc/adapter-queue/memory';
+import { DemoRunProcessor, LogNotifier, msUntil, RUN_WORKER_STOP_SLACK_MS, within, type RunWorker, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { buildApps, buildContainer, closeAdapters, pickAdapters } from './container.js';
 import type { ServerSettings } from './settings.js';
-import { HttpDrain, within, type StopReport } from './shutdown.js';
-
-export { drained, abandonedMessage, type StopReport } from './shutdown.js';
+import { HttpDrain, type StopReport } from './shutdown.js';
 
 /** A running API server: both listeners, and how to stop it. */
 export interface RunningServer {
@@ -23,11 +21,13 @@ export interface RunningServer {
    * {@link ServerSettings.shutdown}: for `delayMs` it keeps serving while `/readyz`
    * answers 503 `draining` and every answer carries `Connection: close`; then for at most
    * `graceMs` it stops accepting, answers what was received and what arrives on open
-   * connections, and lets the worker finish its runs in progress; what is still open then
-   * is cut or abandoned; then it closes clients and pools, each within `closeBudgetMs`.
-   * Resolves within `delayMs + graceMs + closeBudgetMs` (plus timer slack) whatever state
-   * Redis, the SQL Server pools or the worker are in; never rejects. A second call
-   * returns the first one's promise.
+   * connections, and lets the worker finish its runs in progress (a durable worker stops
+   * taking runs at once; the in-memory one keeps taking them until the HTTP drain is
+   * done, since a run it leaves queued is lost); what is still open then is cut,
+   * abandoned or lost; then it closes clients and pools, each within `closeBudgetMs` of
+   * its own. Resolves within `delayMs + graceMs + RUN_WORKER_STOP_SLACK_MS +
+   * closeBudgetMs` (plus timer slack) whatever state Redis, the SQL Server pools or the
+   * worker are in; never rejects. A second call returns the first one's promise.
    * @returns what was abandoned; {@link drained} tells whether anything was.
    */
   stop(): Promise<StopReport>;
@@ -91,29 +91,51 @@ export async function startServer(settings: ServerSettings, logger: Logger): Pro
         mainDrain.announceClose();
         egressDrain.announceClose();
         if (delayMs > 0) await sleep(delayMs);
-        // One deadline for drain and close: whatever the worker's close leaves of the
-        // budget is what the clients and pools get.
-        const deadline = Date.now() + graceMs + closeBudgetMs;
-        const left = (): number => Math.max(0, deadline - Date.now());
+        const graceEnd = Date.now() + graceMs;
+        const drains = Promise.all([mainDrain.drain(graceMs), egressDrain.drain(graceMs)]);
         // The worker drains with the listeners: its runs need no HTTP, and the queue and
-        // store that requests use stay open until the close phase. BullMQ's worker bounds
-        // its wait by graceMs itself and then closes without waiting; the in-memory one
-        // is waited for until the deadline.
-        const runsClosed = worker === undefined ? undefined : within(worker.close(false, graceMs), left());
-        const [cutMain, cutEgress] = await Promise.all([mainDrain.drain(graceMs), egressDrain.drain(graceMs)]);
+        // store that requests use stay open until the close phase.
+        const runsClosed = worker === undefined ? undefined : closeWorker(worker, adapters.runs.durable, drains, graceEnd);
+        const [cutMain, cutEgress] = await drains;
         const runs = await runsClosed;
-        // The runs step reports the clients its workers dropped, this worker's among them.
-        const closeStepsUnfinished = await closeAdapters(adapters, left());
+        // The close phase has its own budget, whatever the drain and the worker took.
+        const closeEnd = Date.now() + closeBudgetMs;
+        const closed = await closeAdapters(adapters, closeBudgetMs);
         // Nothing left to wait for: the deactivation hook finds the adapters closed.
-        await within(container.unbindAllAsync(), left());
+        await within(container.unbindAllAsync(), msUntil(closeEnd));
+        const reports = [runs?.report, closed.runs];
         return {
           requestsCut: cutMain + cutEgress,
-          runsAbandoned: runs?.outcome === 'done' ? (runs.value?.abandonedRunIds ?? []) : [],
-          inProcessRunsAbandoned: runs !== undefined && runs.outcome !== 'done',
-          closeStepsUnfinished,
+          runsAbandoned: [...new Set(reports.flatMap((r) => r?.abandonedRunIds ?? []))],
+          runsLost: [...new Set(reports.flatMap((r) => r?.lostRunIds ?? []))],
+          closeStepsUnfinished: [...(runs?.unfinished ?? []), ...closed.unfinished],
         };
       })();
       return stopping;
     },
+  };
+}
+
+/**
+ * Closes the worker during the drain. A durable worker (BullMQ) stops taking runs at
+ * once: a run queued now waits in Redis for another worker. The in-memory one keeps
+ * taking runs until the HTTP drain is done, because a request answered in the drain may
+ * have queued one that would otherwise be lost; then it stops within what is left of the
+ * grace. Each worker bounds its own close by the grace + `RUN_WORKER_STOP_SLACK_MS`;
+ * should it overrun that bound (a bug), the runs it is processing are still named.
+ */
+async function closeWorker(
+  worker: RunWorker,
+  durable: boolean,
+  drains: Promise<unknown>,
+  graceEnd: number,
+): Promise<{ report: RunWorkerCloseReport; unfinished: string[] }> {
+  if (!durable) await drains;
+  const closed = await within(worker.close(false, msUntil(graceEnd)), msUntil(graceEnd) + RUN_WORKER_STOP_SLACK_MS);
+  if (closed.outcome === 'done') return { report: closed.value ?? { abandonedRunIds: [] }, unfinished: [] };
+  const inProgress = [...worker.runsInProgress()];
+  return {
+    report: durable ? { abandonedRunIds: inProgress } : { abandonedRunIds: [], lostRunIds: inProgress },
+    unfinished: [`run worker (${closed.outcome === 'timeout' ? 'timed out' : 'failed'})`],
   };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
+import { QUIT_TIMEOUT_MS } from '@svc/adapter-queue/memory';
 import { parse as parseYaml } from 'yaml';
 
 /** How one listener binds. */
@@ -58,8 +59,8 @@ export interface DeprecationSettings {
 /**
  * How a stop (SIGTERM / SIGINT) proceeds, in three phases (CONTRACT.md "Dependencies and
  * faults"): delay → drain → close. The process exits at the latest
- * `delayMs + graceMs + closeBudgetMs` after the signal, whatever state its dependencies
- * are in.
+ * `delayMs + graceMs` + 250 ms (the worker's stop slack, `RUN_WORKER_STOP_SLACK_MS`) +
+ * `closeBudgetMs` after the signal, whatever state its dependencies are in.
  */
 export interface ShutdownSettings {
   /**
@@ -71,15 +72,17 @@ export interface ShutdownSettings {
   /**
    * `shutdown_grace_ms`, default 10000: ms the drain lasts at most: requests already
    * received (and requests on connections already open) are answered, runs in progress
-   * finish. Whatever is still open then is cut (requests) or abandoned (runs: with
-   * BullMQ their job's lock expires and another worker picks them up again).
+   * finish (the in-memory worker also takes the runs queued while requests are answered).
+   * Whatever is still open then is cut (requests), abandoned (BullMQ runs: their job's
+   * lock expires and another worker picks them up again) or lost (in-memory runs).
    */
   readonly graceMs: number;
   /**
    * `shutdown_close_budget_ms`, default 5000: ms the close of clients and pools (Redis,
-   * BullMQ, SQL Server) may take after the drain. A live dependency closes in
-   * milliseconds; a paused or lost one never answers its QUIT, so this bounds the wait,
-   * and the clients still open then are dropped. The default keeps 0 + 10 s + 5 s well
+   * BullMQ, SQL Server) may take after the drain, its own whatever the drain took. A live
+   * dependency closes in milliseconds; a paused or lost one never answers its QUIT, so
+   * this bounds the wait, and the clients still open then are dropped. At least
+   * `QUIT_TIMEOUT_MS` (1000): what one bounded QUIT needs. The default keeps 0 + 10 s + 5 s well
    * under Kubernetes' default `terminationGracePeriodSeconds` (30 s), after which the
    * process would be SIGKILLed without its log line.
    */
@@ -266,7 +269,7 @@ export const configSchema = {
     // Shutdown (CONTRACT.md "Dependencies and faults"): see ShutdownSettings.
     shutdown_delay_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
     shutdown_grace_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
-    shutdown_close_budget_ms: { type: 'integer', minimum: 100, maximum: 600_000 },
+    shutdown_close_budget_ms: { type: 'integer', minimum: QUIT_TIMEOUT_MS, maximum: 600_000 },
     index: {
       type: 'object',
       additionalProperties: false,

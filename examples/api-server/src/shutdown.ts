@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@svc/core';
+import { RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue/memory';
+import type { ShutdownSettings } from './settings.js';
 
 /**
  * What a stop left undone (CONTRACT.md "Dependencies and faults": exit 0 when drained,
@@ -12,23 +13,23 @@ export interface StopReport {
   /** Requests still unanswered when `shutdown_grace_ms` ended: their connections were cut. */
   readonly requestsCut: number;
   /**
-   * Runs still in progress when the grace ended. With BullMQ their jobs stay active until
-   * the lock expires; then the stalled check of a live worker queues them again. In memory
-   * they are lost with the process.
+   * Runs (ids) in progress when the grace ended, in a durable queue (BullMQ): their jobs
+   * stay active until the lock expires; then the stalled check of a live worker queues
+   * them again.
    */
   readonly runsAbandoned: readonly string[];
   /**
-   * True when the worker's close did not end within grace + budget (the in-memory worker,
-   * which does not bound its wait itself): its run ids are not known.
+   * Runs (ids) that live in this process (in memory) and will not be run: in progress when
+   * the grace ended, waiting for their next attempt, or still queued. Lost with the process.
    */
-  readonly inProcessRunsAbandoned: boolean;
-  /** Close steps that did not finish within `shutdown_close_budget_ms` (or failed). */
+  readonly runsLost: readonly string[];
+  /** Close steps that did not finish within their bound (or failed), and dropped clients. */
   readonly closeStepsUnfinished: readonly string[];
 }
 
 /** True when the stop left nothing undone: the process may exit 0. */
 export function drained(report: StopReport): boolean {
-  return report.requestsCut === 0 && report.runsAbandoned.length === 0 && !report.inProcessRunsAbandoned && report.closeStepsUnfinished.length === 0;
+  return report.requestsCut === 0 && report.runsAbandoned.length === 0 && report.runsLost.length === 0 && report.closeStepsUnfinished.length === 0;
 }
 
 /** The one log line's message of a stop that abandoned something, naming each thing. */
@@ -38,35 +39,32 @@ export function abandonedMessage(report: StopReport): string {
   if (report.runsAbandoned.length > 0) {
     parts.push(`${report.runsAbandoned.length} run(s) in progress abandoned (they stay queued: another worker picks them up once their lock expires)`);
   }
-  if (report.inProcessRunsAbandoned) {
-    parts.push('the run worker did not stop within grace + budget: its runs in progress abandoned (in-memory runs are lost with the process)');
-  }
+  if (report.runsLost.length > 0) parts.push(`${report.runsLost.length} in-memory run(s) not finished, lost with the process`);
   if (report.closeStepsUnfinished.length > 0) parts.push(`close did not finish: ${report.closeStepsUnfinished.join(', ')}`);
   return `stopped, abandoning: ${parts.join('; ')}`;
 }
 
 /**
- * Waits for `work` at most `ms` milliseconds: `'done'` when it resolved in time,
- * `'failed'` when it rejected, `'timeout'` otherwise (it keeps running).
+ * Most run ids one stop line names per kind (the counts are always exact): enough for
+ * any realistic stop, while a line stays below ~40 KB when thousands of in-memory runs
+ * are lost at once.
  */
-export async function within<T>(work: Promise<T>, ms: number): Promise<{ outcome: 'done'; value: T } | { outcome: 'failed' | 'timeout' }> {
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      work.then(
-        (value) => ({ outcome: 'done' as const, value }),
-        () => ({ outcome: 'failed' as const }),
-      ),
-      sleep(Math.max(0, ms), { outcome: 'timeout' as const }, { signal: timer.signal }),
-    ]);
-  } finally {
-    timer.abort();
-  }
+export const MAX_RUN_IDS_NAMED = 1_000;
+
+/**
+ * The bound of a stop in ms from the signal (CONTRACT.md "Dependencies and faults"):
+ * `shutdown_delay_ms` (unless `withDelay` is false: a standalone worker serves no load
+ * balancer) + `shutdown_grace_ms` + the worker's stop slack (`RUN_WORKER_STOP_SLACK_MS`,
+ * 250 ms) + `shutdown_close_budget_ms`.
+ */
+export function stopBoundMs(shutdown: ShutdownSettings, withDelay = true): number {
+  return (withDelay ? shutdown.delayMs : 0) + shutdown.graceMs + RUN_WORKER_STOP_SLACK_MS + shutdown.closeBudgetMs;
 }
 
 /**
- * Runs named close steps at the same time, each bounded by `budgetMs`. A step may resolve
- * with notes on what it did not close cleanly (e.g. a Redis client dropped).
+ * Runs named close steps at the same time, each bounded by `budgetMs` (no bound when it
+ * is not finite). A step may resolve with notes on what it did not close cleanly (e.g. a
+ * Redis client dropped).
  * @returns one entry per step that did not finish in time or failed, and per note.
  */
 export async function closeSteps(steps: Readonly<Record<string, () => Promise<readonly string[] | void>>>, budgetMs: number): Promise<string[]> {
@@ -202,8 +200,7 @@ export class HttpDrain {
 }
 
 /**
- * Ms the process waits past its stop bound (`shutdown_delay_ms + shutdown_grace_ms +
- * shutdown_close_budget_ms`) before it exits anyway: every phase of `stop()` has its own
+ * Ms the process waits past its stop bound ({@link stopBoundMs}) before it exits anyway: every phase of `stop()` has its own
  * deadline, so this fires only should one of them be missed (a bug); it keeps the
  * promise of a bounded stop even then.
  */
@@ -214,7 +211,7 @@ const STOP_GUARD_MARGIN_MS = 1_000;
  * otherwise 1 after ONE error line naming what was abandoned (CONTRACT.md "Dependencies
  * and faults"). A guard exits 1 should the stop overrun `boundMs`.
  */
-export function exitAfterStop(logger: Logger, stopping: Promise<StopReport> | undefined, boundMs: number): void {
+export function exitAfterStop(logger: Logger, stopping: Promise<StopReport>, boundMs: number): void {
   let exiting = false;
   const exit = (code: number, log: () => void): void => {
     if (exiting) return;
@@ -222,21 +219,24 @@ export function exitAfterStop(logger: Logger, stopping: Promise<StopReport> | un
     log();
     process.exit(code);
   };
+  // Not unref'd: should `stopping` never settle while no other handle is left, an
+  // unref'd guard would let Node exit 0 without the line.
   setTimeout(
     () => exit(1, () => logger.error({ bound_ms: boundMs }, `stopped, abandoning: the stop overran its bound of ${boundMs} ms`)),
     boundMs + STOP_GUARD_MARGIN_MS,
-  ).unref();
-  (stopping ?? Promise.resolve(undefined)).then(
+  );
+  stopping.then(
     (report) => {
-      if (report === undefined || drained(report)) exit(0, () => logger.info({}, 'stopped'));
+      if (drained(report)) exit(0, () => logger.info({}, 'stopped'));
       else {
         exit(1, () =>
           logger.error(
             {
               requests_cut: report.requestsCut,
               runs_abandoned: report.runsAbandoned.length,
-              run_ids: report.runsAbandoned.slice(0, 20),
-              in_process_runs_abandoned: report.inProcessRunsAbandoned,
+              run_ids: report.runsAbandoned.slice(0, MAX_RUN_IDS_NAMED),
+              runs_lost: report.runsLost.length,
+              lost_run_ids: report.runsLost.slice(0, MAX_RUN_IDS_NAMED),
               close_steps_unfinished: report.closeStepsUnfinished,
             },
             abandonedMessage(report),

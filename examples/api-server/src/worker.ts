@@ -9,10 +9,11 @@
  * not apply: a worker serves no load balancer.
  */
 import { parseArgs } from 'node:util';
-import { BullMqRuns, DemoRunProcessor, LogNotifier } from '@svc/adapter-queue';
+import { BullMqRuns, DemoRunProcessor, LogNotifier, RUN_WORKER_STOP_SLACK_MS, within, type BullMqRunWorker } from '@svc/adapter-queue';
 import { pino } from 'pino';
+import { bullMqSettingsOf, checkRedisDurability } from './container.js';
 import { ConfigError, loadSettings } from './settings.js';
-import { droppedClientNotes, exitAfterStop, within, type StopReport } from './shutdown.js';
+import { closeSteps, droppedClientNotes, exitAfterStop, stopBoundMs, type StopReport } from './shutdown.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { config: { type: 'string' } }, strict: true });
@@ -21,36 +22,61 @@ async function main(): Promise<void> {
   if (settings.redisUrl === undefined) throw new ConfigError('a standalone worker needs redis_url (or REDIS_URL)');
   const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
   const { graceMs, closeBudgetMs } = settings.shutdown;
-  // Handlers first: a signal while connecting exits at once (nothing taken yet).
-  const running: { runs?: BullMqRuns } = {};
+  // Handlers first: a signal while starting is noted (and the guard armed) at once; the
+  // bounded stop begins as soon as the start is done (a job may already be taken).
+  let started!: (worker: { runs: BullMqRuns; worker: BullMqRunWorker }) => void;
+  const workerStarted = new Promise<{ runs: BullMqRuns; worker: BullMqRunWorker }>((resolve) => (started = resolve));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, shutdown_grace_ms: graceMs, shutdown_close_budget_ms: closeBudgetMs }, 'worker stopping: finishing runs in progress');
-    exitAfterStop(logger, running.runs === undefined ? undefined : stopRuns(running.runs, graceMs, closeBudgetMs), graceMs + closeBudgetMs);
+    exitAfterStop(
+      logger,
+      workerStarted.then(({ runs, worker }) => stopRuns(runs, worker, graceMs, closeBudgetMs)),
+      stopBoundMs(settings.shutdown, false),
+    );
   };
   // process.once: a second signal meets Node's default action and ends the process at once.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 
-  const runs = await BullMqRuns.connect({ redis: settings.redisUrl, prefix: settings.redisPrefix }, { logger });
-  running.runs = runs;
-  await runs.startWorker(new DemoRunProcessor(), { notifier: new LogNotifier(logger), logger, concurrency: settings.worker.concurrency });
-  logger.info({ concurrency: settings.worker.concurrency }, 'worker started');
+  await checkRedisDurability(settings, logger);
+  const runs = await BullMqRuns.connect(bullMqSettingsOf(settings), { logger });
+  let worker: BullMqRunWorker;
+  try {
+    worker = await runs.startWorker(new DemoRunProcessor(), { notifier: new LogNotifier(logger), logger, concurrency: settings.worker.concurrency });
+  } catch (error) {
+    await runs.close(true, 0);
+    throw error;
+  }
+  started({ runs, worker });
+  if (!stopping) logger.info({ concurrency: settings.worker.concurrency }, 'worker started');
 }
 
-/** Closes the worker (bounded by `graceMs` for its runs) and the clients, within the budget. */
-async function stopRuns(runs: BullMqRuns, graceMs: number, closeBudgetMs: number): Promise<StopReport> {
-  const closed = await within(runs.close(false, graceMs), graceMs + closeBudgetMs);
+/**
+ * Stops the worker (its runs get `graceMs`, its stop `RUN_WORKER_STOP_SLACK_MS` more),
+ * then closes the queue and the Redis clients within `closeBudgetMs` of their own.
+ */
+async function stopRuns(runs: BullMqRuns, worker: BullMqRunWorker, graceMs: number, closeBudgetMs: number): Promise<StopReport> {
+  const stopped = await within(worker.close(false, graceMs), graceMs + RUN_WORKER_STOP_SLACK_MS);
+  const abandoned = stopped.outcome === 'done' ? stopped.value.abandonedRunIds : worker.runsInProgress();
+  let droppedClients: readonly string[] = [];
+  const unfinished = await closeSteps(
+    {
+      runs: async () => {
+        // The worker's close is memoised: this closes the queue and quits every client.
+        droppedClients = (await runs.close()).droppedClients ?? [];
+        return droppedClientNotes(droppedClients);
+      },
+    },
+    closeBudgetMs,
+  );
   return {
     requestsCut: 0,
-    runsAbandoned: closed.outcome === 'done' ? closed.value.abandonedRunIds : [],
-    inProcessRunsAbandoned: false,
-    closeStepsUnfinished:
-      closed.outcome === 'done'
-        ? droppedClientNotes(closed.value.droppedClients)
-        : [`run worker and Redis clients (${closed.outcome === 'timeout' ? 'timed out' : 'failed'})`],
+    runsAbandoned: abandoned,
+    runsLost: [],
+    closeStepsUnfinished: [...(stopped.outcome === 'done' ? [] : [`run worker (${stopped.outcome === 'timeout' ? 'timed out' : 'failed'})`]), ...unfinished],
   };
 }
 

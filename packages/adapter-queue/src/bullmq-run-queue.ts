@@ -3,7 +3,8 @@ import { Job, Queue, type JobsOptions, type JobType } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
 import type { RedisRunStore } from './redis-run-store.js';
-import { QUIT_TIMEOUT_MS, quitWithin, settleWithin } from './close-within.js';
+import { QUIT_TIMEOUT_MS, quitWithin } from './close-within.js';
+import { within } from './within.js';
 
 /** The data of a BullMQ run job: the run id only; the run itself is in {@link RedisRunStore}. */
 export interface RunJobData {
@@ -173,7 +174,7 @@ export class BullMqRunQueue implements RunQueue {
    * dropped.
    */
   async close(): Promise<void> {
-    await settleWithin(this.queue.close(), QUIT_TIMEOUT_MS);
+    await within(this.queue.close(), QUIT_TIMEOUT_MS);
     if (this.ownsClient) await quitWithin(this.client);
   }
 }

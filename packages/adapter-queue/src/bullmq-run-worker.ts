@@ -3,7 +3,9 @@ import { silentLogger } from '@svc/core';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunJobData } from './bullmq-run-queue.js';
-import { QUIT_TIMEOUT_MS, quitWithin, settleWithin } from './close-within.js';
+import { quitWithin } from './close-within.js';
+import { RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';
+import { msUntil, within } from './within.js';
 import type { RunWorkerCloseReport } from './run-backend.js';
 import { RunLifecycle, typeOf } from './run-lifecycle.js';
 import type { RunStatusStore } from './run-status-store.js';
@@ -123,10 +125,12 @@ export class BullMqRunWorker {
 
   /**
    * Stops taking jobs, waits for the runs in progress (unless `force`) at most `graceMs`
-   * ms, then closes the BullMQ worker without waiting and quits the client when owned
-   * (dropped when Redis does not answer within {@link QUIT_TIMEOUT_MS}). A second call
-   * returns the first one's promise. Resolves within `graceMs` + about 2 ×
-   * {@link QUIT_TIMEOUT_MS} whatever state Redis is in.
+   * ms, then stops the BullMQ worker without waiting; with `ownsClient` it then quits the
+   * client (dropped when Redis does not answer within `QUIT_TIMEOUT_MS`). A second
+   * call returns the first one's promise. Resolves within `graceMs` +
+   * {@link RUN_WORKER_STOP_SLACK_MS} whatever state Redis is in (+ `QUIT_TIMEOUT_MS`
+   * with `ownsClient`; `BullMqRuns` quits the clients itself, all at once, in its
+   * close phase). A `graceMs` that is not finite waits for the runs for ever.
    *
    * @returns the runs abandoned in progress: their jobs stay locked until
    * `lockDurationMs`, then the stalled check of a live worker queues them again.
@@ -136,20 +140,29 @@ export class BullMqRunWorker {
     return this.closing;
   }
 
+  /** Ids of the runs this worker is processing now (those a close would abandon). */
+  runsInProgress(): readonly string[] {
+    return [...this.inProgress];
+  }
+
   private async closeOnce(force: boolean, graceMs: number): Promise<RunWorkerCloseReport> {
+    const started = Date.now();
+    const graceEnd = started + (force ? 0 : graceMs);
+    const stopEnd = graceEnd + RUN_WORKER_STOP_SLACK_MS;
     // Not BullMQ's close(false): it waits for its fetch loop, which retries for ever while
     // Redis is away (measured: pending for ever with Redis SIGKILLed and no run in
-    // progress). Pausing without waiting stops the fetching; the runs in progress are
-    // tracked here, so the wait for them can be bounded; then BullMQ's forced close only
-    // stops its timers and connections (measured: 1 ms with Redis lost or paused).
-    await settleWithin(this.worker.pause(true), QUIT_TIMEOUT_MS);
-    if (!force && this.inProgress.size > 0) {
-      await settleWithin(new Promise<void>((resolve) => (this.whenIdle = resolve)), graceMs);
+    // progress). Pausing without waiting stops the fetching (no Redis call); the runs in
+    // progress are tracked here, so the wait for them can be bounded; then BullMQ's forced
+    // close only stops its timers and connections (measured: 1 ms with Redis lost or
+    // paused). Every step shares the one deadline `stopEnd`.
+    await within(this.worker.pause(true), msUntil(stopEnd));
+    if (this.inProgress.size > 0) {
+      await within(new Promise<void>((resolve) => (this.whenIdle = resolve)), msUntil(graceEnd));
     }
     const abandonedRunIds = [...this.inProgress];
-    await settleWithin(this.worker.close(true), QUIT_TIMEOUT_MS);
+    await within(this.worker.close(true), msUntil(stopEnd));
     // Recording a stalled-out run needs Redis; without it the run stays as it is.
-    await settleWithin(Promise.all(this.afterFailures), QUIT_TIMEOUT_MS);
+    await within(Promise.all(this.afterFailures), msUntil(stopEnd));
     const quit = !this.ownsClient || (await quitWithin(this.client));
     return { abandonedRunIds, droppedClients: quit ? [] : ['run-worker'] };
   }

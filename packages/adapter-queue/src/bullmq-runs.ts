@@ -3,7 +3,8 @@ import { silentLogger } from '@svc/core';
 import { BullMqRunQueue, type KeepFinishedJobs } from './bullmq-run-queue.js';
 import { BullMqRunWorker, type BullMqRunWorkerSettings } from './bullmq-run-worker.js';
 import type { RunBackend, RunWorkerCloseReport } from './run-backend.js';
-import { quitWithin } from './close-within.js';
+import { QUIT_TIMEOUT_MS, quitAllWithin } from './close-within.js';
+import { within } from './within.js';
 import { createRedisClient, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';
 import { RedisRunStore } from './redis-run-store.js';
 
@@ -26,7 +27,7 @@ export interface BullMqRunsSettings {
   readonly keepCompleted?: KeepFinishedJobs;
   /** Failed BullMQ jobs kept; default 5000 jobs, 7 days. */
   readonly keepFailed?: KeepFinishedJobs;
-  /** Seconds a finished run's record is kept; default 30 days, 0 forever. */
+  /** Seconds a finished run's record is kept; default `DEFAULT_FINISHED_RUN_TTL_SECONDS` (7 days), 0 forever. */
   readonly finishedRunTtlSeconds?: number;
   /**
    * Bound in ms of each request-side operation (`queue.enqueue`, `store.get`,
@@ -59,7 +60,9 @@ export const DEFAULT_OPERATION_TIMEOUT_MS = 1000;
  */
 export class BullMqRuns implements RunBackend {
   private readonly workers: BullMqRunWorker[] = [];
-  private closed = false;
+  /** The workers' own clients, quit by {@link BullMqRuns.close} with the queue's. */
+  private readonly workerClients: ReturnType<typeof createRedisClient>[] = [];
+  private closing: Promise<RunWorkerCloseReport> | undefined;
 
   private constructor(
     private readonly settings: BullMqRunsSettings,
@@ -107,20 +110,22 @@ export class BullMqRuns implements RunBackend {
    * @throws Error after {@link BullMqRuns.close}.
    */
   async startWorker(processor: RunProcessor, options: BullMqRunWorkerSettings = {}): Promise<BullMqRunWorker> {
-    if (this.closed) throw new Error('BullMqRuns is closed');
+    if (this.closing !== undefined) throw new Error('BullMqRuns is closed');
     const logger = options.logger ?? this.logger;
     const client = createRedisClient(this.settings.redis, workerClientOptions(), logger, 'run-worker');
     const worker = new BullMqRunWorker({
       ...options,
       logger,
       client,
-      ownsClient: true,
+      // Quit here, with the other clients, under one deadline (close).
+      ownsClient: false,
       store: new RedisRunStore({ client, ...storeSettings(this.settings) }),
       processor,
       ...(this.settings.queueName !== undefined ? { queueName: this.settings.queueName } : {}),
       prefix: this.settings.prefix ?? 'svc',
     });
     this.workers.push(worker);
+    this.workerClients.push(client);
     await worker.waitUntilReady();
     return worker;
   }
@@ -134,23 +139,38 @@ export class BullMqRuns implements RunBackend {
   }
 
   /**
-   * Closes workers, then the queue, then the client; see the class comment. Bounded:
-   * resolves within `graceMs` plus a few seconds whatever state Redis is in (see
-   * {@link BullMqRunWorker.close}; a client whose QUIT is not answered is dropped).
+   * Closes the workers, then the queue and every client; see the class comment. A second
+   * call returns the first one's promise. Bounded: the workers stop within `graceMs` +
+   * `RUN_WORKER_STOP_SLACK_MS` (see {@link BullMqRunWorker.close}); then the queue closes
+   * and every client (the queue's and each worker's) is sent QUIT at the same time, all
+   * within one {@link QUIT_TIMEOUT_MS}: a client whose QUIT is not answered is dropped.
    * @param force - do not wait for runs in progress (their jobs stall and are picked up
    * again by another worker, see {@link BullMqRunWorker}).
-   * @param graceMs - ms to wait for runs in progress at most; default for ever.
+   * @param graceMs - ms to wait for runs in progress at most; default (not finite) for ever.
    * @returns the runs abandoned in progress by every worker, and the clients dropped
    * because Redis did not answer their QUIT.
    */
-  async close(force = false, graceMs = Number.POSITIVE_INFINITY): Promise<RunWorkerCloseReport> {
-    this.closed = true;
+  close(force = false, graceMs = Number.POSITIVE_INFINITY): Promise<RunWorkerCloseReport> {
+    this.closing ??= this.closeOnce(force, graceMs);
+    return this.closing;
+  }
+
+  /** Always `true`: a queued run waits in Redis for any worker, through this process's exit. */
+  get durable(): true {
+    return true;
+  }
+
+  private async closeOnce(force: boolean, graceMs: number): Promise<RunWorkerCloseReport> {
     const reports = await Promise.all(this.workers.splice(0).map((w) => w.close(force, graceMs)));
-    await this.queue.close();
-    const quit = await quitWithin(this.client);
+    // A shared connection's Queue.close sends nothing to Redis (BullMQ RedisConnection:
+    // it only waits for its initialisation), so it need not precede the QUITs.
+    const [, dropped] = await Promise.all([
+      within(this.queue.close(), QUIT_TIMEOUT_MS),
+      quitAllWithin([{ role: 'run-queue', client: this.client }, ...this.workerClients.splice(0).map((client) => ({ role: 'run-worker', client }))]),
+    ]);
     return {
       abandonedRunIds: reports.flatMap((r) => r.abandonedRunIds),
-      droppedClients: [...reports.flatMap((r) => r.droppedClients ?? []), ...(quit ? [] : ['run-queue'])],
+      droppedClients: [...reports.flatMap((r) => r.droppedClients ?? []), ...dropped],
     };
   }
 }

@@ -1,47 +1,36 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { quitClient } from './redis-client.js';
+import { QUIT_TIMEOUT_MS } from './stop-bounds.js';
+import { within } from './within.js';
+
+export { QUIT_TIMEOUT_MS } from './stop-bounds.js';
 
 /**
- * Ms a Redis QUIT may take on close. QUIT is one round trip that a live Redis answers in
- * well under a millisecond on a LAN; a paused Redis (SIGSTOP) or a half-open socket never
- * answers it (measured: ioredis `quit()` pending for ever), so without a bound a stop
- * would hang. After this the socket is dropped, which loses nothing: QUIT carries no
- * data and Redis frees the connection when it sees the close.
+ * Quits `client`, and drops its connection when Redis has not answered within `ms`
+ * (default {@link QUIT_TIMEOUT_MS}: paused, or lost without the socket noticing), also
+ * when its own command timeout ended the QUIT. A client that is not connected, or whose
+ * QUIT fails at once because the connection is gone (Redis lost), has nothing left to
+ * close cleanly: it is only disconnected.
+ * @returns false when a connected client's QUIT was not answered (it was dropped).
  */
-export const QUIT_TIMEOUT_MS = 1_000;
-
-/**
- * Waits for `work` at most `ms` milliseconds.
- * @returns `'done'` when it settled in time (resolved or rejected: a close that fails has
- * ended too), `'timeout'` otherwise (it keeps running).
- */
-export async function settleWithin(work: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
-  if (!Number.isFinite(ms)) {
-    await work.catch(() => undefined);
-    return 'done';
+export async function quitWithin(client: Redis, ms = QUIT_TIMEOUT_MS): Promise<boolean> {
+  if (client.status === 'end') return true;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return true;
   }
-  const timer = new AbortController();
-  try {
-    return await Promise.race([
-      work.then(
-        () => 'done' as const,
-        () => 'done' as const,
-      ),
-      sleep(Math.max(0, ms), 'timeout' as const, { signal: timer.signal }),
-    ]);
-  } finally {
-    timer.abort();
-  }
+  const result = await within(client.quit(), ms);
+  if (result.outcome === 'done') return true;
+  client.disconnect();
+  // ioredis's message for a command that met its `commandTimeout` (a paused Redis).
+  return result.outcome === 'failed' && !(result.error instanceof Error && result.error.message === 'Command timed out');
 }
 
 /**
- * Quits `client`, and drops its connection when Redis has not answered within
- * {@link QUIT_TIMEOUT_MS} (lost or paused).
- * @returns true when the QUIT was answered (or the client was already closed).
+ * Quits every client at the same time under one deadline of {@link QUIT_TIMEOUT_MS}, so
+ * that a lost or paused Redis costs one QUIT bound however many clients there are.
+ * @returns the roles of the clients whose QUIT was not answered (their connection was dropped).
  */
-export async function quitWithin(client: Redis): Promise<boolean> {
-  const outcome = await settleWithin(quitClient(client), QUIT_TIMEOUT_MS);
-  if (outcome === 'timeout') client.disconnect();
-  return outcome === 'done';
+export async function quitAllWithin(clients: ReadonlyArray<{ readonly role: string; readonly client: Redis }>): Promise<string[]> {
+  const answered = await Promise.all(clients.map(({ client }) => quitWithin(client)));
+  return clients.filter((_, i) => !answered[i]).map(({ role }) => role);
 }

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { within } from './within.js';
 import type { Logger, RunProcessor } from '@svc/core';
 import { InMemoryRunQueue, silentLogger, type InMemoryRunStoreOptions } from '@svc/core';
 import type { RunWorkerOptions } from './bullmq-run-worker.js';
-import type { RunBackend } from './run-backend.js';
+import type { RunBackend, RunWorkerCloseReport } from './run-backend.js';
 import { RunLifecycle, typeOf } from './run-lifecycle.js';
 import { InMemoryRunStatusStore, type RunStatusStore } from './run-status-store.js';
 
@@ -31,6 +32,11 @@ export class InProcessRunWorker {
   private readonly stopping = new AbortController();
   private readonly stopped: Promise<void>;
   private slots: Promise<void>[] = [];
+  /** Runs taken and not finished: processing, or waiting for their next attempt. */
+  private readonly inProgress = new Set<string>();
+  /** Runs whose wait for their next attempt the close cut short: they stay `queued`. */
+  private readonly cut: string[] = [];
+  private closing: Promise<RunWorkerCloseReport> | undefined;
 
   /**
    * @param queue - where run ids wait.
@@ -68,12 +74,25 @@ export class InProcessRunWorker {
   }
 
   /**
-   * Stops taking runs and waits for the attempts in progress. A run waiting for its next
-   * attempt stays `queued` and is lost with the process.
+   * Stops taking runs and waits for the attempts in progress at most `graceMs` ms (for
+   * ever when not finite; not at all with `force`). A run waiting for its next attempt is
+   * not tried again. A second call returns the first one's promise.
+   * @returns as `lostRunIds` the runs taken and not finished (still processing when the
+   * grace ended, or waiting for their next attempt): they stay `queued` or `running` and
+   * are lost with the process.
    */
-  async close(): Promise<void> {
-    this.stopping.abort();
-    await Promise.all(this.slots);
+  close(force = false, graceMs = Number.POSITIVE_INFINITY): Promise<RunWorkerCloseReport> {
+    this.closing ??= (async () => {
+      this.stopping.abort();
+      await within(Promise.all(this.slots), force ? 0 : graceMs);
+      return { abandonedRunIds: [], lostRunIds: [...new Set([...this.cut, ...this.inProgress])] };
+    })();
+    return this.closing;
+  }
+
+  /** Ids of the runs taken and not finished yet. */
+  runsInProgress(): readonly string[] {
+    return [...this.inProgress];
   }
 
   private async slot(): Promise<void> {
@@ -83,11 +102,14 @@ export class InProcessRunWorker {
         await Promise.race([this.queue.whenPending(), this.stopped]);
         continue;
       }
+      this.inProgress.add(runId);
       try {
         await this.processRun(runId);
       } catch (error) {
         // Only the store can throw here; the slot must live on for the next runs.
         this.logger.error({ component: 'run-worker', run_id: runId, error_type: typeOf(error) }, 'run processing failed');
+      } finally {
+        this.inProgress.delete(runId);
       }
     }
   }
@@ -99,7 +121,8 @@ export class InProcessRunWorker {
       try {
         await sleep(this.backoffMs * 2 ** (attempt - 1), undefined, { signal: this.stopping.signal });
       } catch {
-        return; // closing
+        this.cut.push(runId); // closing
+        return;
       }
     }
   }
@@ -118,6 +141,9 @@ export class InMemoryRuns implements RunBackend {
   /** The run queue (core `RunQueue`). */
   readonly queue: InMemoryRunQueue;
   private readonly workers: InProcessRunWorker[] = [];
+  private closing: Promise<RunWorkerCloseReport> | undefined;
+  /** Always `false`: a queued run lives in this process and is lost with it. */
+  readonly durable = false;
 
   /** @param options - retention and cap of finished runs (core `InMemoryRunStore`). */
   constructor(options: InMemoryRunStoreOptions = {}) {
@@ -132,8 +158,20 @@ export class InMemoryRuns implements RunBackend {
     return Promise.resolve(worker);
   }
 
-  /** Closes the workers (waiting for attempts in progress). */
-  async close(): Promise<void> {
-    await Promise.all(this.workers.splice(0).map((w) => w.close()));
+  /**
+   * Closes the workers (each waits for its attempts in progress, for ever unless it was
+   * closed with a grace before), then empties the queue. A second call returns the first
+   * one's promise.
+   * @returns as `lostRunIds` every run that will not be run: those the workers left
+   * unfinished and those still queued (they stay `queued` and are lost with the process).
+   */
+  close(): Promise<RunWorkerCloseReport> {
+    this.closing ??= (async () => {
+      const reports = await Promise.all(this.workers.splice(0).map((w) => w.close()));
+      const queued: string[] = [];
+      for (let runId = this.queue.take(); runId !== undefined; runId = this.queue.take()) queued.push(runId);
+      return { abandonedRunIds: [], lostRunIds: [...reports.flatMap((r) => r.lostRunIds ?? []), ...queued] };
+    })();
+    return this.closing;
   }
 }

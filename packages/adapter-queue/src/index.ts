@@ -28,3 +28,5 @@ export { RunLifecycle, type AttemptOutcome, type RunLifecycleOptions } from './r
 export { DemoRunProcessor, type DemoRunProcessorOptions } from './demo-run-processor.js';
 export { LogNotifier } from './log-notifier.js';
 export { redisDurabilityFindings, type RedisDurabilityFinding } from './redis-durability.js';
+export { within, msUntil, type WithinOutcome } from './within.js';
+export { QUIT_TIMEOUT_MS, RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';

@@ -7,3 +7,5 @@ export type { RunBackend, RunWorker, RunWorkerCloseReport } from './run-backend.
 export { InMemoryRuns, InProcessRunWorker, type InProcessRunWorkerOptions } from './in-memory-runs.js';
 export { DemoRunProcessor, type DemoRunProcessorOptions } from './demo-run-processor.js';
 export { LogNotifier } from './log-notifier.js';
+export { within, msUntil, type WithinOutcome } from './within.js';
+export { QUIT_TIMEOUT_MS, RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';

@@ -1,5 +1,5 @@
 import type { Run, RunStatus } from '@svc/core';
-import { canTransition, FINAL_RUN_STATUSES, RUN_STATUSES } from '@svc/core';
+import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES } from '@svc/core';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
 import { LuaScript } from './lua-script.js';
@@ -85,8 +85,12 @@ export interface RedisRunStoreOptions {
   readonly operationTimeoutMs?: number;
 }
 
-/** Default of {@link RedisRunStoreOptions.finishedRunTtlSeconds}: 30 days. */
-export const DEFAULT_FINISHED_RUN_TTL_SECONDS = 30 * 24 * 3600;
+/**
+ * Default of {@link RedisRunStoreOptions.finishedRunTtlSeconds}: 7 days, core's
+ * `DEFAULT_RUN_RETENTION_SECONDS` (the default of `runs.retention_seconds`), so that a run
+ * is kept as long in Redis as in memory whoever builds the store.
+ */
+export const DEFAULT_FINISHED_RUN_TTL_SECONDS = DEFAULT_RUN_RETENTION_SECONDS;
 
 /**
  * The core {@link RunStore} (and {@link RunStatusStore}) in Redis, readable from every

@@ -14,6 +14,12 @@ export interface RunWorkerCloseReport {
    * dropped: Redis was lost or paused. Nothing is lost by it; it says the close was not clean.
    */
   readonly droppedClients?: readonly string[];
+  /**
+   * Runs that nobody will run (in memory: in progress when the grace ended, waiting for
+   * their next attempt, or still queued when the backend closed): they are lost with the
+   * process.
+   */
+  readonly lostRunIds?: readonly string[];
 }
 
 /** A worker started by a {@link RunBackend}. */
@@ -24,6 +30,8 @@ export interface RunWorker {
    * abandoned). `force`: does not wait at all.
    */
   close(force?: boolean, graceMs?: number): Promise<RunWorkerCloseReport | void>;
+  /** Ids of the runs it is processing now: what a close that overran its bound abandons. */
+  runsInProgress(): readonly string[];
 }
 
 /**
@@ -31,6 +39,13 @@ export interface RunWorker {
  * {@link InMemoryRuns} (embedded default) or {@link BullMqRuns} (durable, Redis).
  */
 export interface RunBackend {
+  /**
+   * True when a queued run survives this process (BullMQ: it waits in Redis for any
+   * worker), false when it lives in this process (in memory). A stopping server stops a
+   * durable backend's workers at once, and keeps the others taking runs while it still
+   * answers requests (CONTRACT.md "Dependencies and faults").
+   */
+  readonly durable: boolean;
   /** Accepts runs (core `RunQueue`). */
   readonly queue: RunQueue;
   /** Reads runs at their `status_url` (core `RunStore`). */

@@ -64,7 +64,7 @@ describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
     await waitFor(async () => (await runs.queue.scheduledCount(run.runId)) === 0, 'the skipped job was not completed and trimmed');
     expect(await runs.store.get(run.runId)).to.deep.include({ status: 'succeeded', attempts: 1, request: run.request });
     const ttl = await client.ttl(runs.store.keyOf(run.runId));
-    expect(ttl, 'a finished record expires after 30 days').to.be.within(30 * 24 * 3600 - 5, 30 * 24 * 3600);
+    expect(ttl, 'a finished record expires after 7 days (core DEFAULT_RUN_RETENTION_SECONDS)').to.be.within(7 * 24 * 3600 - 5, 7 * 24 * 3600);
   });
 
   it('follows a run through RunStore.get: queued → running → succeeded, notified once', async function () {

@@ -7,7 +7,7 @@ import { expectRunToSucceedOnce, GatedProcessor, RecordingNotifier } from './sup
 
 runQueueContract('InMemoryRuns', () => {
   const runs = new InMemoryRuns();
-  return Promise.resolve({ queue: runs.queue, store: runs.store, close: () => runs.close() });
+  return Promise.resolve({ queue: runs.queue, store: runs.store, close: async () => void (await runs.close()) });
 });
 
 describe('InMemoryRuns with an InProcessRunWorker', function () {
