@@ -36,13 +36,15 @@ describe('examples/api-server: SIGTERM under 50-connection keep-alive load (chil
   this.timeout(40_000);
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let server: ServerProcess | undefined;
-  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+  // One kept-alive connection per loop: with one shared pool a loop could take a socket
+  // another loop had just freed, so "its last answer" would not be its connection's last.
+  const agents = Array.from({ length: 50 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
 
   before(async function () {
     dir = await tempDir();
   });
   after(async function () {
-    agent.destroy();
+    for (const agent of agents) agent.destroy();
     await server?.kill(1000);
     await dir?.remove();
   });
@@ -71,7 +73,7 @@ describe('examples/api-server: SIGTERM under 50-connection keep-alive load (chil
         const body = run ? JSON.stringify({ message: 'under load' }) : undefined;
         const req = request(
           {
-            agent,
+            agent: agents[i],
             host: '127.0.0.1',
             port: at.port,
             method: run ? 'POST' : 'GET',
