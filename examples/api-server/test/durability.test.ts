@@ -3,20 +3,9 @@ import { eventually } from '@svc/core/testing';
 import { addresses, AGENTS, e2eConfig, SECRETS } from './support/fixture.js';
 import { apiKey, call, expectData } from '../../../tools/test-support/http.js';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
-import { spawnNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
+import { logLines, spawnNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
 const MAIN = 'examples/api-server/src/main.ts';
-
-/** The pino lines of a child's stdout (other lines, such as the dev banner, skipped). */
-function logLines(stdout: string): Record<string, unknown>[] {
-  return stdout.split('\n').flatMap((line) => {
-    try {
-      return [JSON.parse(line) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
-}
 
 describe('durability of runs: Redis settings checked at start, bounded in-memory run store (child processes)', function () {
   this.timeout(30_000);
@@ -51,7 +40,7 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
     const at = await addresses();
     const path = await writeConfig(dir.path, e2eConfig(at, { redis_url: redis.url, redis_prefix: 'durable-test' }));
     server = await startServerProcess(path, at.url, at.egressUrl);
-    const warnings = logLines(server.stdout()).filter((l) => l['component'] === 'redis' && typeof l['setting'] === 'string');
+    const warnings = logLines(server).filter((l) => l['component'] === 'redis' && typeof l['setting'] === 'string');
     expect(warnings.map((w) => [w['setting'], w['value'], w['level']])).to.deep.equal([
       ['appendonly', 'no', 40],
       ['maxmemory-policy', 'allkeys-lru', 40],
@@ -63,7 +52,7 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
     const at = await addresses();
     const path = await writeConfig(dir.path, e2eConfig(at, { redis_url: redis.url, redis_prefix: 'durable-test', redis: { require_durable: true } }));
     server = await startServerProcess(path, at.url, at.egressUrl);
-    expect(logLines(server.stdout()).filter((l) => l['component'] === 'redis' && l['setting'] !== undefined)).to.deep.equal([]);
+    expect(logLines(server).filter((l) => l['component'] === 'redis' && l['setting'] !== undefined)).to.deep.equal([]);
   });
 
   it('the in-memory run store keeps at most runs.max_finished_in_memory finished runs, dropping the first finished', async function () {

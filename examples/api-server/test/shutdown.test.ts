@@ -6,26 +6,7 @@ import { expect } from 'chai';
 import { eventually } from '@svc/core/testing';
 import { addresses, AGENTS, e2eConfig, SECRETS, type Addresses } from './support/fixture.js';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
-import { spawnNode, startServerProcess, tempDir, writeConfig, type Child, type Exit, type ServerProcess } from './support/server-process.js';
-
-/** Resolves with the exit and the ms from `since` to it; fails past `deadlineMs`. */
-async function exitWithin(child: Child, since: number, deadlineMs: number): Promise<Exit & { ms: number }> {
-  let timer: NodeJS.Timeout | undefined;
-  const exit = await Promise.race([
-    child.exited,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no exit within ${deadlineMs} ms\n${child.stdout()}\n${child.stderr()}`)), deadlineMs))),
-  ]).finally(() => clearTimeout(timer));
-  return { ...exit, ms: Date.now() - since };
-}
-
-/** Log lines (pino JSON) of a child's stdout. */
-function logLines(child: Child): Record<string, unknown>[] {
-  return child
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+import { exitWithin, logLines, spawnNode, startServerProcess, tempDir, writeConfig, type Child, type ServerProcess } from './support/server-process.js';
 
 /** The lines at level error (50) or above. */
 function errorLines(child: Child): Record<string, unknown>[] {
@@ -112,7 +93,7 @@ describe('examples/api-server: SIGTERM under 50-connection keep-alive load (chil
     signalledAt = Date.now();
     s.process.kill('SIGTERM');
     await Promise.all(loops);
-    const exit = await exitWithin(s, signalledAt, grace + budget + 5_000);
+    const exit = await exitWithin(s, grace + budget + 5_000, signalledAt);
 
     const answered = outcomes.filter((o): o is Extract<Outcome, { kind: 'answered' }> => o.kind === 'answered');
     const byStatus: Record<number, number> = {};
@@ -196,7 +177,7 @@ describe('examples/api-server: SIGTERM with Redis lost or paused (child processe
     await r.kill();
     const signalledAt = Date.now();
     server.process.kill('SIGTERM');
-    const exit = await exitWithin(server, signalledAt, grace + budget + 5_000);
+    const exit = await exitWithin(server, grace + budget + 5_000, signalledAt);
     const lines = errorLines(server);
     console.log(`      figures: exit ${exit.code} after ${exit.ms} ms (bound ${grace + budget} ms); line: ${JSON.stringify(lines.map((l) => l['msg']))}`);
     expect(exit.code, server.stdout()).to.equal(1);
@@ -216,7 +197,7 @@ describe('examples/api-server: SIGTERM with Redis lost or paused (child processe
     await r.kill();
     const signalledAt = Date.now();
     worker.process.kill('SIGTERM');
-    const exit = await exitWithin(worker, signalledAt, grace + budget + 5_000);
+    const exit = await exitWithin(worker, grace + budget + 5_000, signalledAt);
     console.log(`      figures: exit ${exit.code} after ${exit.ms} ms (bound ${grace + budget} ms)`);
     expect(exit.code, worker.stdout() + worker.stderr()).to.equal(0);
     expect(exit.ms).to.be.below(grace + budget + 2_000);
@@ -232,7 +213,7 @@ describe('examples/api-server: SIGTERM with Redis lost or paused (child processe
     r.pause();
     const signalledAt = Date.now();
     worker.process.kill('SIGTERM');
-    const exit = await exitWithin(worker, signalledAt, grace + budget + 5_000);
+    const exit = await exitWithin(worker, grace + budget + 5_000, signalledAt);
     const lines = errorLines(worker);
     console.log(`      figures: exit ${exit.code} after ${exit.ms} ms (bound ${grace + budget} ms); line: ${JSON.stringify(lines.map((l) => l['msg']))}`);
     expect(exit.code, worker.stdout() + worker.stderr()).to.equal(1);
@@ -284,7 +265,7 @@ describe('examples/api-server: shutdown_delay_ms (child process)', function () {
       }
       if (Date.now() - signalledAt > delay + 5_000) break;
     }
-    const exit = await exitWithin(s, signalledAt, delay + 3_000 + 5_000);
+    const exit = await exitWithin(s, delay + 3_000 + 5_000, signalledAt);
     console.log(
       `      figures: /readyz ${readyz.status} ${readyzBody.status}; ${served + 1} index answers during the delay, the last one refused ${refusedAfterMs} ms after SIGTERM (delay ${delay} ms); exit ${exit.code} after ${exit.ms} ms`,
     );

@@ -13,28 +13,10 @@ import { loadSettings } from '../src/settings.js';
 import { REDIS_URL, uniquePrefix } from '../../../tools/test-support/redis.js';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { addresses, AGENTS, e2eConfig, SECRETS } from './support/fixture.js';
-import { spawnNode, startServerProcess, tempDir, writeConfig, type Child } from './support/server-process.js';
+import { exitWithin, logLines, spawnNode, startServerProcess, tempDir, writeConfig, type Child } from './support/server-process.js';
 
 const MAIN = 'examples/api-server/src/main.ts';
 const WORKER = 'examples/api-server/src/worker.ts';
-
-/** Log lines (pino JSON) of a child's stdout. */
-function logLines(child: Child): Record<string, unknown>[] {
-  return child
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
-
-/** Resolves with the exit; fails past `deadlineMs` naming the child's output. */
-async function exitWithin(child: Child, deadlineMs: number): Promise<{ code: number | null; signal: string | null }> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    child.exited,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no exit within ${deadlineMs} ms\n${child.stdout()}\n${child.stderr()}`)), deadlineMs))),
-  ]).finally(() => clearTimeout(timer));
-}
 
 describe('examples/api-server: stop paths', function () {
   this.timeout(40_000);

@@ -135,3 +135,25 @@ export async function runNode(script: string, args: readonly string[], deadlineM
   clearTimeout(timer);
   return { ...exit, stdout: child.stdout(), stderr: child.stderr() };
 }
+
+/**
+ * Resolves with the child's exit and the ms from `since` to it; fails past `deadlineMs`
+ * with the child's output in the message.
+ */
+export async function exitWithin(child: Child, deadlineMs: number, since = Date.now()): Promise<Exit & { ms: number }> {
+  let timer: NodeJS.Timeout | undefined;
+  const exit = await Promise.race([
+    child.exited,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no exit within ${deadlineMs} ms\n${child.stdout()}\n${child.stderr()}`)), deadlineMs))),
+  ]).finally(() => clearTimeout(timer));
+  return { ...exit, ms: Date.now() - since };
+}
+
+/** The pino JSON lines of a child's stdout (other lines, such as the dev banner, skipped). */
+export function logLines(child: Pick<Child, 'stdout'>): Record<string, unknown>[] {
+  return child
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
