@@ -75,13 +75,3 @@ export function createRedisClient(redis: string | RedisConnectionOptions, overri
   });
   return client;
 }
-
-/** Quits `client`, or drops the connection when quitting fails (already gone). */
-export async function quitClient(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  try {
-    await client.quit();
-  } catch {
-    client.disconnect();
-  }
-}

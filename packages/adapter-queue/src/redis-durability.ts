@@ -1,6 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { RedisConnectionOptions } from './redis-client.js';
+import { within } from './within.js';
 
 /**
  * One Redis setting that breaks the promise "a run answered 202 is never lost" (CONTRACT
@@ -71,19 +71,17 @@ export async function redisDurabilityFindings(redis: string | RedisConnectionOpt
   const client = typeof redis === 'string' ? new Redis(redis, options) : new Redis({ ...redis, ...options });
   // Its failures are the finding below; a probe that never reconnects has nothing to log.
   client.on('error', () => undefined);
-  const deadline = new AbortController();
   try {
-    const read = (async () => {
-      await client.connect();
-      return Promise.all(REQUIRED.map((r) => client.config('GET', r.setting) as Promise<string[]>));
-    })();
-    read.catch(() => undefined); // when the deadline wins, the read's own failure comes later
-    const timedOut = delay(CHECK_TIMEOUT_MS, undefined, { signal: deadline.signal }).then(() => {
-      throw new Error('timed out');
-    });
-    const replies = await Promise.race([read, timedOut]);
+    const read = await within(
+      (async () => {
+        await client.connect();
+        return Promise.all(REQUIRED.map((r) => client.config('GET', r.setting) as Promise<string[]>));
+      })(),
+      CHECK_TIMEOUT_MS,
+    );
+    if (read.outcome !== 'done') throw new Error(read.outcome);
     return REQUIRED.flatMap((r, i) => {
-      const value = replies[i]?.[1] ?? 'unset';
+      const value = read.value[i]?.[1] ?? 'unset';
       return r.ok(value) ? [] : [{ setting: r.setting, value, required: r.required, risk: r.risk }];
     });
   } catch {
@@ -96,7 +94,6 @@ export async function redisDurabilityFindings(redis: string | RedisConnectionOpt
       },
     ];
   } finally {
-    deadline.abort();
     // Dropped, not quit: QUIT to a paused server would wait again.
     client.disconnect();
   }
