@@ -3,7 +3,7 @@ import { eventually } from '@svc/core/testing';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
-import { freePort, spawnNode, tempDir, writeConfig, type Child } from './support/server-process.js';
+import { startInstance, tempDir, type Child } from './support/server-process.js';
 
 // Issue 10, "Done when" (CONTRACT.md "Dependencies and faults", "Runs"): Redis SIGKILLed,
 // then SIGSTOPped, 10 s each, under run-start traffic to 3 API instances (each with its
@@ -52,27 +52,24 @@ describe('Redis killed, then paused, under run-start traffic to 3 API instances'
     await dir?.remove();
   });
 
-  async function startInstance(): Promise<Child & { base: string }> {
-    const [port, egressPort] = [await freePort(), await freePort()];
-    const base = `http://127.0.0.1:${port}`;
-    const config = await writeConfig(dir.path, {
-      base_url: base,
-      listen: { host: '127.0.0.1', port },
-      egress: { url: `http://127.0.0.1:${egressPort}`, listen: { host: '127.0.0.1', port: egressPort } },
-      redis_url: server.url,
-      redis_prefix: PREFIX,
-      dependency_timeout_ms: DEPENDENCY_TIMEOUT_MS,
-      rate_limits: { credential: { requests: 1_000_000, window_seconds: 60 }, agent: { requests: 1_000_000, window_seconds: 60 }, instance_count: 3 },
-      worker: { enabled: true, concurrency: 20 },
-      log_level: 'error',
-      shutdown_grace_ms: 1000,
-      accounts: [{ id: 'acct_faults', api_keys: [{ id: 'key_faults', sha256: sha256Hex(API_KEY) }], agents: [{ id: AGENT }] }],
-    }, `main-${port}.yaml`);
-    const child = spawnNode('examples/api-server/src/main.ts', ['--config', config]);
+  async function startApi(): Promise<Child & { base: string }> {
+    const child = await startInstance(
+      dir.path,
+      'main',
+      {
+        redis_url: server.url,
+        redis_prefix: PREFIX,
+        dependency_timeout_ms: DEPENDENCY_TIMEOUT_MS,
+        rate_limits: { credential: { requests: 1_000_000, window_seconds: 60 }, agent: { requests: 1_000_000, window_seconds: 60 }, instance_count: 3 },
+        worker: { enabled: true, concurrency: 20 },
+        log_level: 'error',
+        shutdown_grace_ms: 1000,
+        accounts: [{ id: 'acct_faults', api_keys: [{ id: 'key_faults', sha256: sha256Hex(API_KEY) }], agents: [{ id: AGENT }] }],
+      },
+      30_000,
+    );
     children.push(child);
-    await eventually(async () => child.hasExited() || (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)), 'an instance to be ready', 30_000, 50);
-    if (child.hasExited()) throw new Error(`an instance exited: ${child.stderr()}`);
-    return Object.assign(child, { base });
+    return child;
   }
 
   async function call(url: string, init: RequestInit = {}): Promise<{ status: number | 'network_error'; ms: number; retryAfter: string | null; body: unknown }> {
@@ -94,7 +91,7 @@ describe('Redis killed, then paused, under run-start traffic to 3 API instances'
   }
 
   it('answers only 202 or 503 + Retry-After within the bound, finishes every accepted run, restarts nothing', async function () {
-    const instances = await Promise.all([0, 1, 2].map(() => startInstance()));
+    const instances = await Promise.all([0, 1, 2].map(() => startApi()));
     const answers: Answer[] = [];
     let phase = 'up';
     let running = true;

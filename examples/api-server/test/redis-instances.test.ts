@@ -3,7 +3,7 @@ import { eventually } from '@svc/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { deleteKeys, REDIS_URL, redisOrSkip } from '../../../tools/test-support/redis.js';
-import { freePort, spawnNode, tempDir, writeConfig, type Child } from './support/server-process.js';
+import { startInstance, tempDir, type Child } from './support/server-process.js';
 
 // Several API processes sharing one Redis, as users run them behind a load balancer:
 // limits hold across instances and an accepted run survives the API process.
@@ -32,12 +32,7 @@ describe('API instances sharing Redis', function () {
   });
 
   async function startProcess(script: 'main' | 'worker', options: { worker: boolean }): Promise<Child & { base: string }> {
-    const [port, egressPort] = [await freePort(), await freePort()];
-    const base = `http://127.0.0.1:${port}`;
-    const config = await writeConfig(dir.path, {
-      base_url: base,
-      listen: { host: '127.0.0.1', port },
-      egress: { url: `http://127.0.0.1:${egressPort}`, listen: { host: '127.0.0.1', port: egressPort } },
+    const child = await startInstance(dir.path, script, {
       redis_url: REDIS_URL,
       redis_prefix: prefix,
       rate_limits: { credential: { requests: 10_000, window_seconds: 60 }, agent: { requests: 30, window_seconds: 60 }, instance_count: 3 },
@@ -45,16 +40,9 @@ describe('API instances sharing Redis', function () {
       log_level: script === 'worker' ? 'info' : 'warn',
       shutdown_grace_ms: 2000,
       accounts: [{ id: 'acct_shared', api_keys: [{ id: 'key_shared', sha256: sha256Hex(API_KEY) }], agents: [{ id: AGENT }, { id: 'agent_other' }] }],
-    }, `${script}-${port}.yaml`);
-    const child = spawnNode(`examples/api-server/src/${script}.ts`, ['--config', config]);
+    });
     children.push(child);
-    const ready =
-      script === 'main'
-        ? () => fetch(`${base}/readyz`).then((r) => r.ok, () => false)
-        : () => child.stdout().includes('worker started');
-    await eventually(async () => child.hasExited() || (await ready()), `${script} to be ready`, 20_000, 50);
-    if (child.hasExited()) throw new Error(`${script} exited: ${child.stderr()}`);
-    return Object.assign(child, { base });
+    return child;
   }
 
   function startRun(base: string, agent = AGENT): Promise<Response> {

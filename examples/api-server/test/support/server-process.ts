@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { freePort } from '../../../../tools/test-support/ports.js';
 
 /** The repository root: tsx and the `source` condition resolve from there. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -12,7 +13,7 @@ export const CLI = 'examples/api-server/src/cli.ts';
 /** Node options that run the TypeScript sources (no build needed). */
 export const FROM_SOURCE = ['--conditions=source', '--import', 'tsx'];
 
-export { freePort } from '../../../../tools/test-support/ports.js';
+export { freePort };
 
 /** A temporary directory, removed by `remove()`. */
 export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
@@ -156,4 +157,38 @@ export function logLines(child: Pick<Child, 'stdout'>): Record<string, unknown>[
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/**
+ * Starts `examples/api-server/src/<script>.ts` on two fresh loopback ports with
+ * `settings` (everything but the addresses, which this fills in) written to a file in
+ * `dir`, and resolves once it is ready: `/readyz` answers 200 for `main`, the line
+ * `worker started` for `worker` (polled until `deadlineMs`). Rejects, with its stderr,
+ * when it exits first.
+ */
+export async function startInstance(
+  dir: string,
+  script: 'main' | 'worker',
+  settings: Record<string, unknown>,
+  deadlineMs = 20_000,
+): Promise<Child & { readonly base: string }> {
+  const [port, egressPort] = [await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${port}`;
+  const config = await writeConfig(
+    dir,
+    { base_url: base, listen: { host: '127.0.0.1', port }, egress: { url: `http://127.0.0.1:${egressPort}`, listen: { host: '127.0.0.1', port: egressPort } }, ...settings },
+    `${script}-${port}.yaml`,
+  );
+  const child = spawnNode(`examples/api-server/src/${script}.ts`, ['--config', config]);
+  const ready = script === 'main' ? () => fetch(`${base}/readyz`).then((r) => r.ok, () => false) : async () => child.stdout().includes('worker started');
+  const deadline = Date.now() + deadlineMs;
+  while (!child.hasExited() && !(await ready())) {
+    if (Date.now() > deadline) {
+      await child.kill(1000);
+      throw new Error(`${script} was not ready within ${deadlineMs} ms\n${child.stderr()}`);
+    }
+    await pause(50); // polling interval, bounded by the deadline above
+  }
+  if (child.hasExited()) throw new Error(`${script} exited before it was ready: ${child.stderr()}`);
+  return Object.assign(child, { base });
 }
