@@ -6,14 +6,15 @@ import {
   type Authenticate,
   type DescribeApi,
   type DomainError,
-  type DomainErrorCode,
   type GetRun,
   type InsertRecord,
   type Logger,
-  type Metered,
   type OperationId,
   type Principal,
+  type RateLimitPolicy,
+  type RequestMeter,
   type RecordWriteInput,
+  type Result,
   type StartRun,
   type UpdateRecord,
 } from '@svc/core';
@@ -36,6 +37,8 @@ export interface HttpUseCases {
   readonly updateRecord: Pick<UpdateRecord, 'execute'>;
   readonly startRun: Pick<StartRun, 'execute'>;
   readonly getRun: Pick<GetRun, 'execute'>;
+  /** Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`). */
+  readonly rateLimits: Pick<RateLimitPolicy, 'meterFor'>;
 }
 
 /** Names of the operations that can be marked deprecated. */
@@ -183,8 +186,11 @@ class Operations {
     }
   }
 
-  /** Authenticates, or answers 401 / 403 and returns `undefined`. */
-  async principal(ctx: Context, operation: OperationId): Promise<Principal | undefined> {
+  /**
+   * Authenticates and opens the request's rate-limit charge, or answers 401 / 403 and
+   * returns `undefined`.
+   */
+  async authenticated(ctx: Context, operation: OperationId): Promise<{ principal: Principal; meter: RequestMeter } | undefined> {
     // Every header line, from the raw headers: `ctx.request.headers` keeps only the first
     // Authorization and joins repeated X-API-Key lines, which would hide a second
     // credential (CONTRACT.md "Request bodies and headers").
@@ -194,7 +200,7 @@ class Operations {
       authorizations: distinct['authorization'] ?? [],
       operation,
     });
-    if (result.ok) return result.value;
+    if (result.ok) return { principal: result.value, meter: this.useCases.rateLimits.meterFor(result.value) };
     const error = result.error;
     if (error.code === 'insufficient_scope') {
       ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${error.requiredScope ?? ''}"`);
@@ -229,28 +235,27 @@ class Operations {
 
   /**
    * Reads the body like {@link body}. When it cannot be read (415, 413, `invalid_json`),
-   * the authenticated request is still charged, so that its answer carries the rate-limit
-   * headers like every authenticated answer (CONTRACT.md "Rate limits"): `charge` runs
-   * the use case without a body, which fails validation before anything is written or
-   * queued, and only its rate-limit decision is used (429 when over the limit).
+   * the use case never runs, so the request is charged here, once (core `RequestMeter`),
+   * and its answer carries the rate-limit headers like every authenticated answer
+   * (CONTRACT.md "Rate limits"): 429 when over the limit, else the body's problem.
    */
-  async meteredBody(ctx: Context, charge: () => Promise<Metered<unknown, DomainErrorCode>>): Promise<unknown> {
+  async meteredBody(ctx: Context, meter: RequestMeter): Promise<unknown> {
     try {
       return await this.body(ctx);
     } catch (error) {
-      if (!(error instanceof HttpProblem)) throw error;
-      const { result, rateLimit } = await charge();
-      setRateLimitHeaders(ctx.res, rateLimit);
-      if (!rateLimit.allowed && !result.ok) throw new HttpProblem(result.error.code, result.error.detail);
+      if (!(error instanceof HttpProblem) || meter.charged) throw error;
+      const refused = await meter.charge();
+      if (meter.decision !== undefined) setRateLimitHeaders(ctx.res, meter.decision);
+      if (refused !== undefined) throw new HttpProblem(refused.code, refused.detail);
       throw error;
     }
   }
 
-  /** Sends a metered use-case answer: rate-limit headers, then data or problem details. */
-  sendMetered<T, C extends DomainErrorCode>(ctx: Context, metered: Metered<T, C>, status: number): void {
-    setRateLimitHeaders(ctx.res, metered.rateLimit);
-    if (metered.result.ok) sendJson(ctx, status, { data: metered.result.value });
-    else this.sendError(ctx, metered.result.error);
+  /** Sends a use case's answer: the charge's rate-limit headers, then data or problem details. */
+  sendMetered<T>(ctx: Context, meter: RequestMeter, result: Result<T, DomainError>, status: number): void {
+    if (meter.decision !== undefined) setRateLimitHeaders(ctx.res, meter.decision);
+    if (result.ok) sendJson(ctx, status, { data: result.value });
+    else this.sendError(ctx, result.error);
   }
 
   sendError(ctx: Context, error: DomainError): void {
@@ -267,17 +272,16 @@ class Operations {
   recordWrite(kind: 'insertRecord' | 'updateRecord', operation: HttpOperation, egress: boolean): Handler {
     return async (ctx) => {
       this.deprecate(ctx, operation);
-      const principal = await this.principal(ctx, kind);
-      if (principal === undefined) return;
+      const caller = await this.authenticated(ctx, kind);
+      if (caller === undefined) return;
       const input: RecordWriteInput = {
-        principal,
+        ...caller,
         connectionId: String(ctx['params']?.connection_id ?? ''),
-        body: undefined,
+        body: await this.meteredBody(ctx, caller.meter),
         route: egress ? 'egress' : { egressHeader: header(ctx, 'x-svc-egress') },
       };
-      const body = await this.meteredBody(ctx, () => this.useCases[kind].execute(input));
-      const metered = await this.useCases[kind].execute({ ...input, body });
-      this.sendMetered(ctx, metered, kind === 'insertRecord' ? 201 : 200);
+      const result = await this.useCases[kind].execute(input);
+      this.sendMetered(ctx, caller.meter, result, kind === 'insertRecord' ? 201 : 200);
     };
   }
 }
@@ -402,22 +406,21 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings)
   route(router, '/api/v1/agents/:agent_id/run', {
     POST: async (ctx) => {
       ops.deprecate(ctx, 'startRun');
-      const principal = await ops.principal(ctx, 'startRun');
-      if (principal === undefined) return;
-      const input = { principal, agentId: String(ctx['params']?.agent_id ?? ''), body: undefined };
-      const body = await ops.meteredBody(ctx, () => useCases.startRun.execute(input));
-      const metered = await useCases.startRun.execute({ ...input, body });
-      if (metered.result.ok) ctx.res.setHeader('Location', metered.result.value.status_url);
-      ops.sendMetered(ctx, metered, 202);
+      const caller = await ops.authenticated(ctx, 'startRun');
+      if (caller === undefined) return;
+      const body = await ops.meteredBody(ctx, caller.meter);
+      const result = await useCases.startRun.execute({ ...caller, agentId: String(ctx['params']?.agent_id ?? ''), body });
+      if (result.ok) ctx.res.setHeader('Location', result.value.status_url);
+      ops.sendMetered(ctx, caller.meter, result, 202);
     },
   });
   route(router, '/api/v1/runs/:run_id', {
     GET: async (ctx) => {
       ops.deprecate(ctx, 'getRun');
-      const principal = await ops.principal(ctx, 'getRun');
-      if (principal === undefined) return;
-      const metered = await useCases.getRun.execute({ principal, runId: String(ctx['params']?.run_id ?? '') });
-      ops.sendMetered(ctx, metered, 200);
+      const caller = await ops.authenticated(ctx, 'getRun');
+      if (caller === undefined) return;
+      const result = await useCases.getRun.execute({ ...caller, runId: String(ctx['params']?.run_id ?? '') });
+      ops.sendMetered(ctx, caller.meter, result, 200);
     },
   });
   route(router, '/readyz', {

@@ -5,7 +5,7 @@
  */
 export * from './builders.js';
 export * from './record-writer-contract.js';
-export * from './rate-limiter-contract.js';
+export * from './rate-limit-store-contract.js';
 export * from './run-queue-contract.js';
 export * from './recording-logger.js';
 export * from './eventually.js';

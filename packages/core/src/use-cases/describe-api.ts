@@ -1,5 +1,5 @@
 import { SUPPORTED_SCOPES } from '../domain/principal.js';
-import type { WindowLimit } from './request-quota.js';
+import { DEFAULT_RATE_LIMITS, type WindowLimit } from '../domain/rate-limit.js';
 
 /** Current major version, matching the URL path segment. Source: api-spec.md "Versioning". */
 export const API_VERSION = 'v1';
@@ -74,7 +74,7 @@ export function apiIndexSettings(
     accessRequestUrl: `${docs}#access`,
     trial: { available: false, durationDays: 0, inviteRequired: true },
     publicSandboxAvailable: false,
-    credentialRateLimit: { limit: 600, windowSeconds: 60 },
+    credentialRateLimit: DEFAULT_RATE_LIMITS.credential,
     rateLimitsDocumentationUrl: `${docs}#rate-limits`,
     versioningDocumentationUrl: `${docs}#versioning`,
     llmsTxtUrl: `${base}/llms.txt`,

@@ -1,10 +1,10 @@
 import {
   aConnection,
-  InMemoryRateLimiter,
+  InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
   InMemoryRunStore,
-  rateLimiterContract,
+  rateLimitStoreContract,
   recordWriterContract,
   runQueueContract,
 } from '@svc/core/testing';
@@ -23,10 +23,10 @@ recordWriterContract('InMemoryRecordWriter', () => {
   });
 });
 
-// The contract's window test waits for real time to pass, so this limiter keeps the
-// system clock; every use-case test drives its limiter with a ManualClock instead.
-rateLimiterContract('InMemoryRateLimiter', () =>
-  Promise.resolve({ limiter: new InMemoryRateLimiter(), close: () => Promise.resolve() }),
+// The contract's window test waits for real time to pass, so this store keeps the
+// system clock; every use-case test drives its store with a ManualClock instead.
+rateLimitStoreContract('InMemoryRateLimitStore', () =>
+  Promise.resolve({ store: new InMemoryRateLimitStore(), close: () => Promise.resolve() }),
 );
 
 runQueueContract('InMemoryRunQueue + InMemoryRunStore', () => {
