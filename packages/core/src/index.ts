@@ -45,5 +45,6 @@ export * from './use-cases/run-view.js';
 export * from './use-cases/start-run.js';
 export * from './use-cases/get-run.js';
 export * from './use-cases/describe-api.js';
+export * from './use-cases/run-lifecycle.js';
 
 export * from './memory/index.js';

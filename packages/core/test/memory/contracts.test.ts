@@ -6,7 +6,9 @@ import {
   InMemoryRunStore,
   rateLimitStoreContract,
   recordWriterContract,
+  runLifecycleContract,
   runQueueContract,
+  runStoreContract,
 } from '@svc/core/testing';
 
 // The fakes stand in for the real adapters in every use-case test, so they must pass the
@@ -44,3 +46,7 @@ runQueueContract('InMemoryRunQueue + InMemoryRunStore', () => {
     close: () => Promise.resolve(),
   });
 });
+
+runStoreContract('InMemoryRunStore', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }));
+
+runLifecycleContract('InMemoryRunStore', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }));
