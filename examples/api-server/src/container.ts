@@ -10,7 +10,7 @@ import {
   InMemoryRecordWriter,
   InsertRecord,
   RandomIdGenerator,
-  RequestQuota,
+  RateLimitPolicy,
   StartRun,
   SystemClock,
   UpdateRecord,
@@ -20,13 +20,13 @@ import {
   type CredentialStore,
   type IdGenerator,
   type Logger,
-  type RateLimiter,
+  type RateLimitStore,
   type RecordWriter,
   type RunQueue,
   type RunStore,
 } from '@svc/core';
 import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunBackend, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
-import { FlexibleMemoryRateLimiter } from '@svc/adapter-ratelimit/memory';
+import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
 import type { BullMqRunsSettings } from '@svc/adapter-queue';
 import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
@@ -45,8 +45,8 @@ export const TOKENS = {
   credentials: id<CredentialStore>('credentials'),
   connections: id<ConnectionCatalog>('connections'),
   agents: id<AgentCatalog>('agents'),
-  rateLimiter: id<RateLimiter>('rateLimiter'),
-  quota: id<RequestQuota>('quota'),
+  rateLimitStore: id<RateLimitStore>('rateLimitStore'),
+  rateLimits: id<RateLimitPolicy>('rateLimits'),
   runStore: id<RunStore>('runStore'),
   runQueue: id<RunQueue>('runQueue'),
   recordWriter: id<RecordWriter>('recordWriter'),
@@ -162,7 +162,7 @@ export function redisBudget(dependencyTimeoutMs: number): { readonly rateLimiter
 
 /** The adapters picked for one configuration, each closed on shutdown. */
 export interface Adapters {
-  readonly rateLimiter: RateLimiter & { close?(): Promise<void> };
+  readonly rateLimitStore: RateLimitStore & { close?(): Promise<void> };
   readonly runs: RunBackend;
   readonly recordWriter: RecordWriter & { close?(): Promise<void> };
   /** Named readiness checks of the dependencies (`/readyz`). */
@@ -181,14 +181,14 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   const prefix = settings.redisPrefix;
   // Redis, BullMQ and SQL Server stacks are loaded only when configured: an in-memory
   // server starts faster and smaller (bench/BENCHMARKS.md: RSS idle, start to listening).
-  let rateLimiter: Adapters['rateLimiter'];
+  let rateLimitStore: Adapters['rateLimitStore'];
   let runs: RunBackend;
   let readiness: Record<string, () => Promise<boolean>> = {};
   if (settings.redisUrl !== undefined) {
-    const [{ RedisRateLimiter }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
+    const [{ RedisRateLimitStore }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
     await checkRedisDurability(settings, logger);
     const budget = redisBudget(settings.dependencyTimeoutMs);
-    const limiter = await RedisRateLimiter.connect(settings.redisUrl, {
+    const limiter = await RedisRateLimitStore.connect(settings.redisUrl, {
       keyPrefix: `${prefix}:rl:`,
       instanceCount: settings.rateLimits.instanceCount,
       logger,
@@ -203,18 +203,18 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
       await within(limiter.close(), QUIT_TIMEOUT_MS);
       throw error;
     }
-    rateLimiter = limiter;
+    rateLimitStore = limiter;
     runs = bullMq;
     readiness = { redis: () => bullMq.ready() };
   } else {
-    rateLimiter = new FlexibleMemoryRateLimiter();
+    rateLimitStore = new FlexibleMemoryRateLimitStore();
     runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
   }
   let sqlServerDetails: Map<string, SqlServerConnectionSettings>;
   try {
     sqlServerDetails = sqlServerConnections(settings);
   } catch (error) {
-    await closeAdapters({ rateLimiter, runs, recordWriter: demoRecordWriter(), readiness }, QUIT_TIMEOUT_MS);
+    await closeAdapters({ rateLimitStore, runs, recordWriter: demoRecordWriter(), readiness }, QUIT_TIMEOUT_MS);
     throw error;
   }
   let sqlServer: RecordWriter | undefined;
@@ -230,7 +230,7 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
     });
   }
   const recordWriter = new RoutingRecordWriter(emulatedConnectionIds(settings), sqlServer, demoRecordWriter());
-  return { rateLimiter, runs, recordWriter, readiness };
+  return { rateLimitStore, runs, recordWriter, readiness };
 }
 
 /** What {@link closeAdapters} left undone. */
@@ -264,7 +264,7 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
           return droppedClientNotes(runs.droppedClients);
         },
         'rate limiter': async () => {
-          const quit = await within(adapters.rateLimiter.close?.() ?? Promise.resolve(), QUIT_TIMEOUT_MS);
+          const quit = await within(adapters.rateLimitStore.close?.() ?? Promise.resolve(), QUIT_TIMEOUT_MS);
           if (quit.outcome === 'failed') throw quit.error;
           return quit.outcome === 'timeout' ? ['Redis client left open (QUIT not answered)'] : [];
         },
@@ -292,15 +292,15 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   container.bind(TOKENS.adapters).toConstantValue(adapters).onDeactivation(async (a) => {
     await closeAdapters(a, Number.POSITIVE_INFINITY);
   });
-  container.bind(TOKENS.rateLimiter).toConstantValue(adapters.rateLimiter);
+  container.bind(TOKENS.rateLimitStore).toConstantValue(adapters.rateLimitStore);
   container.bind(TOKENS.runStore).toConstantValue(adapters.runs.store);
   container.bind(TOKENS.runQueue).toConstantValue(adapters.runs.queue);
   container.bind(TOKENS.recordWriter).toConstantValue(adapters.recordWriter);
   container
-    .bind(TOKENS.quota)
-    .toResolvedValue((limiter: RateLimiter) => new RequestQuota(limiter, settings.rateLimits), [TOKENS.rateLimiter]);
+    .bind(TOKENS.rateLimits)
+    .toResolvedValue((store: RateLimitStore, clock: Clock) => new RateLimitPolicy(store, settings.rateLimits, clock), [TOKENS.rateLimitStore, TOKENS.clock]);
   container.bind(TOKENS.useCases).toResolvedValue(
-    (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, writer: RecordWriter, quota: RequestQuota, queue: RunQueue, runs: RunStore): HttpUseCases => ({
+    (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, writer: RecordWriter, rateLimits: RateLimitPolicy, queue: RunQueue, runs: RunStore): HttpUseCases => ({
       describeApi: new DescribeApi(
         apiIndexSettings(settings.baseUrl, settings.egressUrl, {
           credentialRateLimit: settings.rateLimits.credential,
@@ -312,12 +312,13 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
         }),
       ),
       authenticate: new Authenticate(credentials, clock),
-      insertRecord: new InsertRecord(connections, writer, quota),
-      updateRecord: new UpdateRecord(connections, writer, quota),
-      startRun: new StartRun(agents, queue, quota, ids, clock, { baseUrl: settings.baseUrl }),
-      getRun: new GetRun(runs, quota, { baseUrl: settings.baseUrl }),
+      insertRecord: new InsertRecord(connections, writer),
+      updateRecord: new UpdateRecord(connections, writer),
+      startRun: new StartRun(agents, queue, ids, clock, { baseUrl: settings.baseUrl }),
+      getRun: new GetRun(runs, { baseUrl: settings.baseUrl }),
+      rateLimits,
     }),
-    [TOKENS.credentials, TOKENS.clock, TOKENS.ids, TOKENS.connections, TOKENS.agents, TOKENS.recordWriter, TOKENS.quota, TOKENS.runQueue, TOKENS.runStore],
+    [TOKENS.credentials, TOKENS.clock, TOKENS.ids, TOKENS.connections, TOKENS.agents, TOKENS.recordWriter, TOKENS.rateLimits, TOKENS.runQueue, TOKENS.runStore],
   );
   return container;
 }

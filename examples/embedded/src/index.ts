@@ -9,11 +9,11 @@ import {
   GetRun,
   InMemoryAgentCatalog,
   InMemoryCredentialStore,
-  InMemoryRateLimiter,
+  InMemoryRateLimitStore,
   InMemoryRunQueue,
   InMemoryRunStore,
   RandomIdGenerator,
-  RequestQuota,
+  RateLimitPolicy,
   sha256Hex,
   StartRun,
   SystemClock,
@@ -74,26 +74,27 @@ export async function main(options: EmbeddedOptions = {}): Promise<EmbeddedOutpu
     { credentialId: 'key_embedded', accountId: DEMO_ACCOUNT_ID, kind: 'api_key', sha256: sha256Hex(apiKey), scopes: [] },
   ]);
   const agents = new InMemoryAgentCatalog([{ agentId: DEMO_AGENT_ID, accountId: DEMO_ACCOUNT_ID, name: 'Invoice reader' }]);
-  const quota = new RequestQuota(new InMemoryRateLimiter(clock));
+  const rateLimits = new RateLimitPolicy(new InMemoryRateLimitStore(clock), undefined, clock);
   const runs = new InMemoryRunStore();
   const queue = new InMemoryRunQueue(runs);
 
   const authenticate = new Authenticate(credentials, clock);
-  const startRun = new StartRun(agents, queue, quota, new RandomIdGenerator(), clock, { baseUrl });
-  const getRun = new GetRun(runs, quota, { baseUrl });
+  const startRun = new StartRun(agents, queue, new RandomIdGenerator(), clock, { baseUrl });
+  const getRun = new GetRun(runs, { baseUrl });
 
   const starter = valueOrThrow(await authenticate.execute({ apiKeys: [apiKey], authorizations: [], operation: 'startRun' }));
   const started = await startRun.execute({
     principal: starter,
+    meter: rateLimits.meterFor(starter),
     agentId: DEMO_AGENT_ID,
     body: {
       files: [{ file_key: 'uploads/invoice-2026-001.pdf', file_name: 'invoice-2026-001.pdf', content_type: 'application/pdf' }],
       message: 'Extract the invoice total and due date.',
     },
   });
-  const runStart = valueOrThrow(started.result);
+  const runStart = valueOrThrow(started);
 
   const reader = valueOrThrow(await authenticate.execute({ apiKeys: [apiKey], authorizations: [], operation: 'getRun' }));
-  const read = await getRun.execute({ principal: reader, runId: runStart.run_id });
-  return { run_start: runStart, run: valueOrThrow(read.result) };
+  const read = await getRun.execute({ principal: reader, meter: rateLimits.meterFor(reader), runId: runStart.run_id });
+  return { run_start: runStart, run: valueOrThrow(read) };
 }

@@ -2,7 +2,7 @@
  * `@svc/example-testing-with-fakes`: a small piece of an embedding service, and (in
  * `test/`) its tests written against the fakes of `@svc/core/testing`.
  */
-import { ok, type DomainError, type InsertRecord, type Principal, type RecordWriteErrorCode, type Result } from '@svc/core';
+import { ok, type DomainError, type InsertRecord, type Principal, type RateLimitPolicy, type RecordWriteErrorCode, type Result } from '@svc/core';
 
 /** The table orders are written to. */
 export const ORDERS_TABLE = 'dbo.orders';
@@ -26,10 +26,12 @@ export class OrderRecorder {
   /**
    * @param insertRecord - the core's use case, wired with whatever writer the service uses.
    * @param connectionId - the customer's connection the orders go to.
+   * @param rateLimits - the core's rate-limit policy each call is charged by.
    */
   constructor(
     private readonly insertRecord: InsertRecord,
     private readonly connectionId: string,
+    private readonly rateLimits: Pick<RateLimitPolicy, 'meterFor'>,
   ) {}
 
   /**
@@ -37,8 +39,9 @@ export class OrderRecorder {
    * @returns nothing on success, or the core's error (its `detail` is safe to show).
    */
   async record(principal: Principal, order: Order): Promise<Result<void, DomainError<RecordWriteErrorCode>>> {
-    const { result } = await this.insertRecord.execute({
+    const result = await this.insertRecord.execute({
       principal,
+      meter: this.rateLimits.meterFor(principal),
       connectionId: this.connectionId,
       body: {
         entity: ORDERS_TABLE,

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { InsertRecord, RequestQuota } from '@svc/core';
+import { InsertRecord, RateLimitPolicy } from '@svc/core';
 import {
   aConnection,
   ACCOUNT_B,
   aPrincipal,
   InMemoryConnectionCatalog,
-  InMemoryRateLimiter,
+  InMemoryRateLimitStore,
   InMemoryRecordWriter,
   ManualClock,
 } from '@svc/core/testing';
@@ -25,8 +25,8 @@ function aRecorderOn(connection = aConnection(), limits = { credential: { limit:
   const writer = new InMemoryRecordWriter();
   writer.defineTable(ORDERS_TABLE, ['id', 'sku', 'qty', 'paid', 'note']);
   const connections = new InMemoryConnectionCatalog([connection]);
-  const insertRecord = new InsertRecord(connections, writer, new RequestQuota(new InMemoryRateLimiter(clock), limits));
-  return { clock, writer, recorder: new OrderRecorder(insertRecord, connection.connectionId) };
+  const rateLimits = new RateLimitPolicy(new InMemoryRateLimitStore(clock), limits, clock);
+  return { clock, writer, recorder: new OrderRecorder(new InsertRecord(connections, writer), connection.connectionId, rateLimits) };
 }
 
 describe('OrderRecorder (tested against the core fakes)', function () {

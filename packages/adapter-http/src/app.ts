@@ -4,6 +4,7 @@ import { openApiYaml } from './openapi/document.js';
 import { authenticate } from './pipeline/authenticate.js';
 import { deprecationHeaderList, setHeaders } from './pipeline/deprecation.js';
 import { sendFixed } from './pipeline/fixed-answer.js';
+import { meteredRoute } from './pipeline/rate-limit.js';
 import { requestContext } from './pipeline/request-context.js';
 import { routeMatching, type Handler, type MountedRoute, type OtherMethods } from './pipeline/router.js';
 import type { Listener, RouteDefinition, RouteDeps } from './route.js';
@@ -40,7 +41,7 @@ function depsOf(useCases: HttpUseCases, settings: HttpAppSettings): RouteDeps {
 /**
  * One route as `listener` serves it: its handler behind the stages it needs, composed
  * once (no per-request closure): deprecation headers, then for an authenticated route
- * the credential stage, then the route's own handler.
+ * the credential stage and the rate-limit stage, then the route's own handler.
  */
 function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, paths: readonly string[]): MountedRoute {
   const deprecation = deprecationHeaderList(deps.settings.deprecations?.[route.operationId as HttpOperation]);
@@ -55,11 +56,11 @@ function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, path
   } else {
     const handle = route.handler(deps, listener);
     const { credential } = route;
-    const authenticator = deps.useCases.authenticate;
+    const { authenticate: authenticator, rateLimits } = deps.useCases;
     handler = async (ctx) => {
       setHeaders(ctx, deprecation);
       const principal = await authenticate(ctx, authenticator, credential);
-      if (principal !== undefined) await handle(ctx, { principal });
+      if (principal !== undefined) await meteredRoute(ctx, { principal, meter: rateLimits.meterFor(principal) }, handle);
     };
   }
   return { method: route.method, paths, handler };

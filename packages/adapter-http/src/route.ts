@@ -1,4 +1,4 @@
-import type { ApiIndex, OperationId, Principal } from '@svc/core';
+import type { ApiIndex, OperationId, Principal, RequestMeter } from '@svc/core';
 import type { Context } from 'koa';
 import type { Json } from './openapi/components.js';
 import type { FixedAnswer } from './pipeline/fixed-answer.js';
@@ -24,9 +24,13 @@ export interface RouteDeps {
   readonly cacheMaxAgeSeconds: number;
 }
 
-/** Who is calling an authenticated route: the principal the credential stage found. */
+/**
+ * Who is calling an authenticated route: the principal the credential stage found, and
+ * the request's rate-limit charge (charged once, by the use case or the rate-limit stage).
+ */
 export interface Caller {
   readonly principal: Principal;
+  readonly meter: RequestMeter;
 }
 
 /** What the OpenAPI document needs from the app: addresses and the enforced limits. */

@@ -7,6 +7,7 @@ import {
   type InsertRecord,
   type Logger,
   type OperationId,
+  type RateLimitPolicy,
   type StartRun,
   type UpdateRecord,
   type WindowLimit,
@@ -21,6 +22,8 @@ export interface HttpUseCases {
   readonly updateRecord: Pick<UpdateRecord, 'execute'>;
   readonly startRun: Pick<StartRun, 'execute'>;
   readonly getRun: Pick<GetRun, 'execute'>;
+  /** Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`). */
+  readonly rateLimits: Pick<RateLimitPolicy, 'meterFor'>;
 }
 
 /** Names of the operations that can be marked deprecated. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { DependencyUnavailableError, GetRun, RequestQuota, type RateLimiter } from '@svc/core';
+import { DependencyUnavailableError, RateLimitPolicy, type RateLimitStore } from '@svc/core';
 import { expectProblem } from '../../../tools/test-support/http.js';
-import { anInsert, anUpdate, apiKey, BASE_URL, bearer, call, recordsPath, runPath, SECRETS, startApps, type RunningApps } from './support/harness.js';
+import { anInsert, anUpdate, apiKey, bearer, call, recordsPath, runPath, SECRETS, startApps, type RunningApps } from './support/harness.js';
 
 const SQL = "INSERT INTO [dbo].[payroll] ([salary]) VALUES (@p0); -- Server=db.internal.example;User Id=svc_writer;Password=Hunter2-Secret!";
 const PASSWORD = 'Hunter2-Secret!';
@@ -17,11 +17,11 @@ function expectNoneOf(text: string, where: string): void {
 describe('adapter-http: error boundary', function () {
   let apps: RunningApps;
   before(async function () {
-    const downLimiter: RateLimiter = {
-      consume: () => Promise.reject(new DependencyUnavailableError('redis', { cause: new Error(`connect ECONNREFUSED ${REDIS_URL}`) })),
+    const downStore: RateLimitStore = {
+      chargeAll: () => Promise.reject(new DependencyUnavailableError('redis', { cause: new Error(`connect ECONNREFUSED ${REDIS_URL}`) })),
     };
     apps = await startApps({
-      override: (world) => ({
+      override: () => ({
         insertRecord: {
           execute: () => {
             const error = new Error(`Invalid column name 'salary'. ${SQL}`) as Error & { code: string };
@@ -32,8 +32,9 @@ describe('adapter-http: error boundary', function () {
         // A throw that is not even an Error.
         updateRecord: { execute: () => Promise.reject(`${SQL}`) },
         startRun: { execute: () => Promise.reject(new DependencyUnavailableError('run_queue', { cause: new Error(REDIS_URL) })) },
-        // The real use case, over a rate limiter whose store is down.
-        getRun: new GetRun(world.runs, new RequestQuota(downLimiter), { baseUrl: BASE_URL }),
+        // The real GetRun, charged by a policy whose store is down (the overridden use
+        // cases above never charge).
+        rateLimits: new RateLimitPolicy(downStore),
       }),
     });
   });

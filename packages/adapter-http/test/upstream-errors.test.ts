@@ -22,7 +22,7 @@ describe('database failures over HTTP (502 / 504)', function () {
       before(async function () {
         const writer = failingWriter(domainError(code, detail));
         apps = await startApps({
-          override: (w) => ({ insertRecord: new InsertRecord(w.connections, writer, w.quota), updateRecord: new UpdateRecord(w.connections, writer, w.quota) }),
+          override: (w) => ({ insertRecord: new InsertRecord(w.connections, writer), updateRecord: new UpdateRecord(w.connections, writer) }),
         });
       });
       after(async function () {

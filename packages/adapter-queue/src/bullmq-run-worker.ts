@@ -1,5 +1,5 @@
-import type { Clock, Logger, Notifier, RunProcessor } from '@svc/core';
-import { silentLogger } from '@svc/core';
+import type { Clock, Logger, Notifier, RunProcessor, RunStore } from '@svc/core';
+import { errorTypeOf, RunLifecycle, silentLogger } from '@svc/core';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunJobData } from './bullmq-run-queue.js';
@@ -7,8 +7,6 @@ import { quitWithin } from './close-within.js';
 import { RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';
 import { msUntil, within } from './within.js';
 import type { RunWorkerCloseReport } from './run-backend.js';
-import { RunLifecycle, typeOf } from './run-lifecycle.js';
-import type { RunStatusStore } from './run-status-store.js';
 
 /** Settings of a worker that every implementation shares. */
 export interface RunWorkerOptions {
@@ -45,7 +43,7 @@ export interface BullMqRunWorkerOptions extends BullMqRunWorkerSettings {
   /** When true, {@link BullMqRunWorker.close} quits `client` after the worker. Default false. */
   readonly ownsClient?: boolean;
   /** The run records (on `client` or another client). */
-  readonly store: RunStatusStore;
+  readonly store: RunStore;
   readonly processor: RunProcessor;
   /** BullMQ queue name; default `runs`. Must match the queue's. */
   readonly queueName?: string;
@@ -58,7 +56,7 @@ export const INTERRUPTED_REASON = 'Processing was interrupted too many times.';
 
 /**
  * Processes runs from the BullMQ queue with the core {@link RunProcessor}: statuses
- * queued → running → succeeded | failed ({@link RunLifecycle}), the notifier once per
+ * queued → running → succeeded | failed (core {@link RunLifecycle}), the notifier once per
  * run.
  *
  * Retries are BullMQ's: a processor that throws fails the attempt, and BullMQ schedules
@@ -108,13 +106,13 @@ export class BullMqRunWorker {
     this.worker.on('failed', (job) => {
       this.settled(job?.id);
       const pending = this.afterFailed(job).catch((error: unknown) => {
-        this.logger.error({ component: 'run-worker', run_id: job?.id ?? null, error_type: typeOf(error) }, 'could not record a failed run');
+        this.logger.error({ component: 'run-worker', run_id: job?.id ?? null, error_type: errorTypeOf(error) }, 'could not record a failed run');
       });
       this.afterFailures.add(pending);
       void pending.finally(() => this.afterFailures.delete(pending));
     });
     this.worker.on('error', (error) => {
-      this.logger.error({ component: 'run-worker', error_type: typeOf(error) }, 'run worker error');
+      this.logger.error({ component: 'run-worker', error_type: errorTypeOf(error) }, 'run worker error');
     });
   }
 
@@ -179,7 +177,7 @@ export class BullMqRunWorker {
     const outcome = await this.lifecycle.attempt(runId, lastAttempt);
     switch (outcome.kind) {
       case 'retry':
-        throw new Error(`run attempt failed (${typeOf(outcome.error)})`);
+        throw new Error(`run attempt failed (${errorTypeOf(outcome.error)})`);
       case 'failed':
         throw new UnrecoverableError(outcome.reason);
       default:

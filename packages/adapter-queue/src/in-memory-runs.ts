@@ -1,11 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { within } from './within.js';
-import type { Logger, RunProcessor } from '@svc/core';
-import { InMemoryRunQueue, silentLogger, type InMemoryRunStoreOptions } from '@svc/core';
+import type { Logger, RunProcessor, RunStore } from '@svc/core';
+import { errorTypeOf, InMemoryRunQueue, InMemoryRunStore, RunLifecycle, silentLogger, type InMemoryRunStoreOptions } from '@svc/core';
 import type { RunWorkerOptions } from './bullmq-run-worker.js';
 import type { RunBackend, RunWorkerCloseReport } from './run-backend.js';
-import { RunLifecycle, typeOf } from './run-lifecycle.js';
-import { InMemoryRunStatusStore, type RunStatusStore } from './run-status-store.js';
 
 /** Options of {@link InProcessRunWorker}. */
 export interface InProcessRunWorkerOptions extends RunWorkerOptions {
@@ -18,7 +16,7 @@ export interface InProcessRunWorkerOptions extends RunWorkerOptions {
 /**
  * The embedded default worker: takes run ids from core's {@link InMemoryRunQueue} and
  * processes them in this process with the same status rules as the BullMQ worker
- * ({@link RunLifecycle}). There is no BullMQ here to retry, so this class retries: a
+ * (core {@link RunLifecycle}). There is no BullMQ here to retry, so this class retries: a
  * processor that throws is tried again after `backoffMs`, doubled per retry, until
  * `attempts` are spent, in the same slot. Runs live and die with the process (core
  * `InMemoryRunQueue`); use {@link BullMqRuns} where a run must survive a crash.
@@ -40,12 +38,12 @@ export class InProcessRunWorker {
 
   /**
    * @param queue - where run ids wait.
-   * @param store - the store the queue records into (it must also change statuses).
+   * @param store - the store the queue records into.
    * @throws RangeError when `attempts` or `concurrency` is not a whole number ≥ 1.
    */
   constructor(
     private readonly queue: InMemoryRunQueue,
-    store: RunStatusStore,
+    store: RunStore,
     processor: RunProcessor,
     options: InProcessRunWorkerOptions = {},
   ) {
@@ -107,7 +105,7 @@ export class InProcessRunWorker {
         await this.processRun(runId);
       } catch (error) {
         // Only the store can throw here; the slot must live on for the next runs.
-        this.logger.error({ component: 'run-worker', run_id: runId, error_type: typeOf(error) }, 'run processing failed');
+        this.logger.error({ component: 'run-worker', run_id: runId, error_type: errorTypeOf(error) }, 'run processing failed');
       } finally {
         this.inProgress.delete(runId);
       }
@@ -130,14 +128,14 @@ export class InProcessRunWorker {
 
 /**
  * The in-memory runs of the embedded default: core's {@link InMemoryRunQueue} recording
- * into an {@link InMemoryRunStatusStore}, and in-process workers. The same shape as
+ * into core's {@link InMemoryRunStore}, and in-process workers. The same shape as
  * {@link BullMqRuns}, so a composition root picks one by configuration. Finished runs
  * are kept for a retention and up to a cap (core `InMemoryRunStore`), so that memory stays
  * bounded under load.
  */
 export class InMemoryRuns implements RunBackend {
   /** The run store (core `RunStore`), readable at once after `enqueue`. */
-  readonly store: InMemoryRunStatusStore;
+  readonly store: InMemoryRunStore;
   /** The run queue (core `RunQueue`). */
   readonly queue: InMemoryRunQueue;
   private readonly workers: InProcessRunWorker[] = [];
@@ -147,7 +145,7 @@ export class InMemoryRuns implements RunBackend {
 
   /** @param options - retention and cap of finished runs (core `InMemoryRunStore`). */
   constructor(options: InMemoryRunStoreOptions = {}) {
-    this.store = new InMemoryRunStatusStore(options);
+    this.store = new InMemoryRunStore(options);
     this.queue = new InMemoryRunQueue(this.store);
   }
 

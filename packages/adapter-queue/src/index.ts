@@ -2,8 +2,8 @@
  * `@svc/adapter-queue`: the core `RunQueue` and `RunStore` ports, and the worker that
  * processes runs with the core `RunProcessor`.
  *
- * - In memory (embedded default): {@link InMemoryRuns} — core's in-memory queue and a
- *   store that changes statuses, with {@link InProcessRunWorker}s.
+ * - In memory (embedded default): {@link InMemoryRuns} — core's in-memory queue and
+ *   store, with {@link InProcessRunWorker}s.
  * - Durable (BullMQ on Redis): {@link BullMqRuns} — {@link BullMqRunQueue},
  *   {@link RedisRunStore}, {@link BullMqRunWorker}.
  * - {@link DemoRunProcessor} (a stand-in agent) and {@link LogNotifier}.
@@ -23,8 +23,6 @@ export { RedisRunStore, DEFAULT_FINISHED_RUN_TTL_SECONDS, type RedisRunStoreOpti
 export { createRedisClient, reconnectDelayMs, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';
 export { guardRedis, isRedisUnavailable } from './dependency-guard.js';
 export { InMemoryRuns, InProcessRunWorker, type InProcessRunWorkerOptions } from './in-memory-runs.js';
-export { InMemoryRunStatusStore, type RunStatusStore, type RunStatusChange, type TransitionOutcome } from './run-status-store.js';
-export { RunLifecycle, type AttemptOutcome, type RunLifecycleOptions } from './run-lifecycle.js';
 export { DemoRunProcessor, type DemoRunProcessorOptions } from './demo-run-processor.js';
 export { LogNotifier } from './log-notifier.js';
 export { redisDurabilityFindings, type RedisDurabilityFinding } from './redis-durability.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '@svc/core';
+import { errorTypeOf } from '@svc/core';
 import { Redis, type RedisOptions } from 'ioredis';
-import { typeOf } from './run-lifecycle.js';
 
 /**
  * ioredis connection options (host, port, db, username, password, tls, ...). ioredis's
@@ -66,7 +66,7 @@ export function createRedisClient(redis: string | RedisConnectionOptions, overri
   client.on('error', (error: unknown) => {
     if (down) return;
     down = true;
-    logger.warn({ component: role, error_type: typeOf(error) }, 'Redis connection lost; reconnecting');
+    logger.warn({ component: role, error_type: errorTypeOf(error) }, 'Redis connection lost; reconnecting');
   });
   client.on('ready', () => {
     if (!down) return;

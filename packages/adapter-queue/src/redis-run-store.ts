@@ -1,10 +1,9 @@
-import type { Run, RunStatus } from '@svc/core';
+import type { Run, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
 import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES } from '@svc/core';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
 import { LuaScript } from './lua-script.js';
 import { hashArgs, hashFromPairs, runFromHash } from './run-record.js';
-import type { RunStatusChange, RunStatusStore, TransitionOutcome } from './run-status-store.js';
 
 /**
  * Creates the hash unless the key exists. ARGV: HSET field/value pairs.
@@ -93,7 +92,7 @@ export interface RedisRunStoreOptions {
 export const DEFAULT_FINISHED_RUN_TTL_SECONDS = DEFAULT_RUN_RETENTION_SECONDS;
 
 /**
- * The core {@link RunStore} (and {@link RunStatusStore}) in Redis, readable from every
+ * The core {@link RunStore} in Redis, readable from every
  * process: one hash per run at `<keyPrefix><runId>` with the status, times, attempts,
  * failure reason and the request (layout: `run-record.ts`). It is the run's only
  * record: BullMQ's job carries just the run id, and trims its finished jobs, while the
@@ -105,7 +104,7 @@ export const DEFAULT_FINISHED_RUN_TTL_SECONDS = DEFAULT_RUN_RETENTION_SECONDS;
  * `operationTimeoutMs`) silent Redis into the core's `DependencyUnavailableError`.
  * Source: CONTRACT.md "Runs"; core `ports/run-store.ts`.
  */
-export class RedisRunStore implements RunStatusStore {
+export class RedisRunStore implements RunStore {
   private readonly client: Redis;
   private readonly keyPrefix: string;
   private readonly finishedTtl: number;
@@ -176,7 +175,7 @@ export class RedisRunStore implements RunStatusStore {
     return this.createdOrFound(run.runId, found);
   }
 
-  /** See {@link RunStatusStore.transition}. @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
+  /** See core `RunStore.transition` (a compare-and-set in one Lua script). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
   async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
     const ttl = FINAL_RUN_STATUSES.has(change.to) ? this.finishedTtl : 0;
     const reply = await this.guard(() => TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId)], [

@@ -1,5 +1,5 @@
 /**
- * `@svc/adapter-ratelimit/memory`: the in-process limiter on rate-limiter-flexible,
- * without loading ioredis. Also exported from the package's main entry.
+ * `@svc/adapter-ratelimit/memory`: the in-process store on rate-limiter-flexible, without
+ * loading ioredis. Also exported from the package's main entry.
  */
-export { FlexibleMemoryRateLimiter, type FlexibleMemoryRateLimiterOptions } from './flexible-memory-rate-limiter.js';
+export { FlexibleMemoryRateLimitStore, type FlexibleMemoryRateLimitStoreOptions } from './flexible-memory-rate-limit-store.js';

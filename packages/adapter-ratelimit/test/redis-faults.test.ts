@@ -2,7 +2,7 @@ import { DependencyUnavailableError } from '@svc/core';
 import { eventually } from '@svc/core/testing';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { RedisRateLimiter } from '@svc/adapter-ratelimit';
+import { RedisRateLimitStore } from '@svc/adapter-ratelimit';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 
 // CONTRACT.md "Dependencies and faults": the limiter decides every request within its
@@ -13,18 +13,18 @@ const BOUND_MS = 200;
 const SLACK_MS = 700;
 const rule = { key: 'agent:faults', limit: 1000, windowSeconds: 60 };
 
-describe('RedisRateLimiter when its own redis-server is killed, paused and restarted', function () {
+describe('RedisRateLimitStore when its own redis-server is killed, paused and restarted', function () {
   this.timeout(30_000);
   let server: RedisServer;
-  let withInsurance: RedisRateLimiter;
-  let without: RedisRateLimiter;
+  let withInsurance: RedisRateLimitStore;
+  let without: RedisRateLimitStore;
   let probe: Redis;
   const slowest: Record<string, number> = {};
 
   before(async function () {
     server = await startRedisServer();
-    withInsurance = await RedisRateLimiter.connect(server.url, { keyPrefix: 'ins:', commandTimeoutMs: BOUND_MS });
-    without = await RedisRateLimiter.connect(server.url, { keyPrefix: 'strict:', commandTimeoutMs: BOUND_MS, insurance: false });
+    withInsurance = await RedisRateLimitStore.connect(server.url, { keyPrefix: 'ins:', commandTimeoutMs: BOUND_MS });
+    without = await RedisRateLimitStore.connect(server.url, { keyPrefix: 'strict:', commandTimeoutMs: BOUND_MS, insurance: false });
     probe = new Redis(server.url, { maxRetriesPerRequest: null });
     probe.on('error', () => undefined);
   });
@@ -48,22 +48,22 @@ describe('RedisRateLimiter when its own redis-server is killed, paused and resta
   }
 
   async function expectFaultHandled(fault: string): Promise<void> {
-    const decided = await measure(`${fault}, insurance`, () => withInsurance.consume([rule]));
-    expect(decided, 'decided by the insurance').to.include({ allowed: true, limit: 1000 });
-    const refused = await measure(`${fault}, no insurance`, () => without.consume([rule]));
+    const decided = await measure(`${fault}, insurance`, () => withInsurance.chargeAll([rule]));
+    expect(decided, 'decided by the insurance').to.include({ charged: true });
+    const refused = await measure(`${fault}, no insurance`, () => without.chargeAll([rule]));
     expect(refused).to.be.instanceOf(DependencyUnavailableError);
     expect((refused as DependencyUnavailableError).dependency).to.equal('redis');
   }
 
   async function expectRedisDecides(): Promise<void> {
-    await eventually(async () => (await without.consume([rule]).then(() => true, () => false)), 'the limiter to use Redis again', 5_000, 50);
+    await eventually(async () => (await without.chargeAll([rule]).then(() => true, () => false)), 'the limiter to use Redis again', 5_000, 50);
     const before = Number(await probe.get('ins:agent:faults'));
-    await withInsurance.consume([rule]);
+    await withInsurance.chargeAll([rule]);
     await eventually(async () => Number(await probe.get('ins:agent:faults')) === before + 1, 'the insurance limiter to charge Redis again', 5_000, 50);
   }
 
   it('killed: decides from the insurance, or rejects with DependencyUnavailableError; restarted: uses Redis again', async function () {
-    expect(await withInsurance.consume([rule])).to.include({ allowed: true, remaining: 999 });
+    expect((await withInsurance.chargeAll([rule])).windows[0]?.count).to.equal(1);
     await server.kill();
     await expectFaultHandled('killed');
     await server.restart();

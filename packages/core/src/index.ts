@@ -25,7 +25,7 @@ export type * from './ports/agent-catalog.js';
 export type * from './ports/record-writer.js';
 export type * from './ports/run-store.js';
 export type * from './ports/run-queue.js';
-export type * from './ports/rate-limiter.js';
+export type * from './ports/rate-limit-store.js';
 export type * from './ports/clock.js';
 export type * from './ports/id-generator.js';
 export type * from './ports/run-processor.js';
@@ -38,7 +38,7 @@ export * from './schemas/run-schemas.js';
 export * from './schemas/response-schemas.js';
 export * from './schemas/validate.js';
 
-export * from './use-cases/request-quota.js';
+export * from './use-cases/rate-limit-policy.js';
 export * from './use-cases/authenticate.js';
 export * from './use-cases/record-write.js';
 export * from './use-cases/insert-record.js';
@@ -47,5 +47,6 @@ export * from './use-cases/run-view.js';
 export * from './use-cases/start-run.js';
 export * from './use-cases/get-run.js';
 export * from './use-cases/describe-api.js';
+export * from './use-cases/run-lifecycle.js';
 
 export * from './memory/index.js';

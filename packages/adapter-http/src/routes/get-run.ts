@@ -1,5 +1,5 @@
 import { apiKeyOrToken, jsonResponse, responseRef } from '../openapi/components.js';
-import { sendMetered } from '../pipeline/rate-limit.js';
+import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, type AuthenticatedRoute } from '../route.js';
 
 /**
@@ -14,8 +14,8 @@ export const getRunRoute: AuthenticatedRoute = {
   paths: { main: ['/api/v1/runs/:run_id'] },
   handler: ({ useCases }) => {
     const getRun = useCases.getRun;
-    return async (ctx, { principal }) => {
-      sendMetered(ctx, await getRun.execute({ principal, runId: pathParam(ctx, 'run_id') }), 200);
+    return async (ctx, caller) => {
+      sendResult(ctx, caller.meter, await getRun.execute({ ...caller, runId: pathParam(ctx, 'run_id') }), 200);
     };
   },
   openapi: () => ({

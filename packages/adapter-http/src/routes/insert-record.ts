@@ -1,6 +1,7 @@
 import type { RecordWriteInput } from '@svc/core';
 import { apiKeyOnly, connectionIdParameter, contentEncodingParameter, egressHeaderParameter, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
-import { meteredBody, sendMetered } from '../pipeline/rate-limit.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
 
 /**
@@ -17,15 +18,14 @@ export const insertRecordRoute: AuthenticatedRoute = {
   paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
   handler: ({ useCases, limits }, listener) => {
     const insertRecord = useCases.insertRecord;
-    return async (ctx, { principal }) => {
+    return async (ctx, caller) => {
       const input: RecordWriteInput = {
-        principal,
+        ...caller,
         connectionId: pathParam(ctx, 'connection_id'),
-        body: undefined,
+        body: await jsonBody(ctx, limits.bodyLimitBytes),
         route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
       };
-      const body = await meteredBody(ctx, limits.bodyLimitBytes, () => insertRecord.execute(input));
-      sendMetered(ctx, await insertRecord.execute({ ...input, body }), 201);
+      sendResult(ctx, caller.meter, await insertRecord.execute(input), 201);
     };
   },
   openapi: ({ limits }, listener) => ({

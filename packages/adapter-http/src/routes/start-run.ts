@@ -1,6 +1,7 @@
 import { MAX_BACKGROUND_FILES_PER_RUN, MAX_FILES_PER_RUN } from '@svc/core';
 import { apiKeyOrToken, authenticatedHeaders, contentEncodingParameter, headerRef, jsonResponse, responseRef, schemaRef } from '../openapi/components.js';
-import { meteredBody, sendMetered } from '../pipeline/rate-limit.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, type AuthenticatedRoute } from '../route.js';
 
 /**
@@ -16,12 +17,10 @@ export const startRunRoute: AuthenticatedRoute = {
   paths: { main: ['/api/v1/agents/:agent_id/run'] },
   handler: ({ useCases, limits }) => {
     const startRun = useCases.startRun;
-    return async (ctx, { principal }) => {
-      const input = { principal, agentId: pathParam(ctx, 'agent_id'), body: undefined };
-      const body = await meteredBody(ctx, limits.bodyLimitBytes, () => startRun.execute(input));
-      const metered = await startRun.execute({ ...input, body });
-      if (metered.result.ok) ctx.res.setHeader('Location', metered.result.value.status_url);
-      sendMetered(ctx, metered, 202);
+    return async (ctx, caller) => {
+      const result = await startRun.execute({ ...caller, agentId: pathParam(ctx, 'agent_id'), body: await jsonBody(ctx, limits.bodyLimitBytes) });
+      if (result.ok) ctx.res.setHeader('Location', result.value.status_url);
+      sendResult(ctx, caller.meter, result, 202);
     };
   },
   openapi: ({ limits }) => ({

@@ -1,6 +1,7 @@
 import type { RecordWriteInput } from '@svc/core';
 import { apiKeyOnly, responseRef, connectionIdParameter, contentEncodingParameter, egressHeaderParameter, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
-import { meteredBody, sendMetered } from '../pipeline/rate-limit.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
 
 /**
@@ -18,15 +19,14 @@ export const updateRecordRoute: AuthenticatedRoute = {
   paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
   handler: ({ useCases, limits }, listener) => {
     const updateRecord = useCases.updateRecord;
-    return async (ctx, { principal }) => {
+    return async (ctx, caller) => {
       const input: RecordWriteInput = {
-        principal,
+        ...caller,
         connectionId: pathParam(ctx, 'connection_id'),
-        body: undefined,
+        body: await jsonBody(ctx, limits.bodyLimitBytes),
         route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
       };
-      const body = await meteredBody(ctx, limits.bodyLimitBytes, () => updateRecord.execute(input));
-      sendMetered(ctx, await updateRecord.execute({ ...input, body }), 200);
+      sendResult(ctx, caller.meter, await updateRecord.execute(input), 200);
     };
   },
   openapi: ({ limits }, listener) => ({

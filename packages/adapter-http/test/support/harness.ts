@@ -7,7 +7,7 @@ import {
   DescribeApi,
   GetRun,
   InsertRecord,
-  RequestQuota,
+  RateLimitPolicy,
   StartRun,
   UpdateRecord,
   type RateLimitSettings,
@@ -21,7 +21,7 @@ import {
   InMemoryAgentCatalog,
   InMemoryConnectionCatalog,
   InMemoryCredentialStore,
-  InMemoryRateLimiter,
+  InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
   InMemoryRunStore,
@@ -61,8 +61,8 @@ export interface World {
   readonly writer: InMemoryRecordWriter;
   readonly runs: InMemoryRunStore;
   readonly queue: InMemoryRunQueue;
-  /** The quota every use case charges (to build replacement use cases on). */
-  readonly quota: RequestQuota;
+  /** The rate-limit policy every authenticated request is charged by. */
+  readonly rateLimits: RateLimitPolicy;
   readonly useCases: HttpUseCases;
 }
 
@@ -109,20 +109,20 @@ function buildWorld(limits: RateLimitSettings | undefined): World {
   const agents = new InMemoryAgentCatalog([anAgent(), anAgent({ agentId: FOREIGN_AGENT_ID, accountId: ACCOUNT_B })]);
   const writer = new InMemoryRecordWriter();
   writer.defineTable('dbo.orders', ['id', 'sku', 'qty', 'note', 'status'], [{ id: 1, sku: 'A-1', qty: 1, note: null, status: 'new' }]);
-  const limiter = new InMemoryRateLimiter(clock);
-  const quota = limits === undefined ? new RequestQuota(limiter) : new RequestQuota(limiter, limits);
+  const rateLimits = new RateLimitPolicy(new InMemoryRateLimitStore(clock), limits, clock);
   const runs = new InMemoryRunStore();
   const queue = new InMemoryRunQueue(runs);
   const ids = new SequentialIdGenerator();
   const useCases: HttpUseCases = {
     describeApi: new DescribeApi(apiIndexSettings(BASE_URL, EGRESS_URL, limits ? { credentialRateLimit: limits.credential } : {})),
     authenticate: new Authenticate(credentials, clock),
-    insertRecord: new InsertRecord(connections, writer, quota),
-    updateRecord: new UpdateRecord(connections, writer, quota),
-    startRun: new StartRun(agents, queue, quota, ids, clock, { baseUrl: BASE_URL }),
-    getRun: new GetRun(runs, quota, { baseUrl: BASE_URL }),
+    insertRecord: new InsertRecord(connections, writer),
+    updateRecord: new UpdateRecord(connections, writer),
+    startRun: new StartRun(agents, queue, ids, clock, { baseUrl: BASE_URL }),
+    getRun: new GetRun(runs, { baseUrl: BASE_URL }),
+    rateLimits,
   };
-  return { agents, connections, writer, runs, queue, quota, useCases };
+  return { agents, connections, writer, runs, queue, rateLimits, useCases };
 }
 
 function listen(server: Server): Promise<string> {

@@ -56,3 +56,35 @@ export interface Run {
   /** Safe, human-readable reason of a `failed` run. */
   readonly failureReason?: string;
 }
+
+/**
+ * One status change of a run, as a worker makes it: the argument of `RunStore.transition`
+ * (core `ports/run-store.ts`), applied only when {@link canTransition}`(current, to)`.
+ */
+export interface RunStatusChange {
+  /** The status to move to. */
+  readonly to: RunStatus;
+  /** When the change happens; becomes `updatedAt`. */
+  readonly at: Date;
+  /** True to count one more processing attempt (a move to `running`). */
+  readonly countAttempt?: boolean;
+  /** Safe, human-readable reason of a `failed` run; any earlier reason is cleared when absent. */
+  readonly failureReason?: string;
+}
+
+/**
+ * The run after `change`, whether or not {@link canTransition} allows it (the caller
+ * checks). Every store that builds the changed run in JavaScript uses this one, so that
+ * stores agree; the Redis store does the same in its Lua script, and the run store
+ * contract suite (`@svc/core/testing`) holds both to it.
+ */
+export function changed(run: Run, change: RunStatusChange): Run {
+  const { failureReason: _dropped, ...rest } = run;
+  return {
+    ...rest,
+    status: change.to,
+    updatedAt: change.at,
+    attempts: run.attempts + (change.countAttempt === true ? 1 : 0),
+    ...(change.failureReason !== undefined ? { failureReason: change.failureReason } : {}),
+  };
+}

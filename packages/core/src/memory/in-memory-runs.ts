@@ -1,7 +1,7 @@
-import { FINAL_RUN_STATUSES, type Run } from '../domain/run.js';
+import { canTransition, changed, FINAL_RUN_STATUSES, type Run, type RunStatusChange } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import type { RunQueue } from '../ports/run-queue.js';
-import type { RunStore } from '../ports/run-store.js';
+import type { RunStore, TransitionOutcome } from '../ports/run-store.js';
 import { SystemClock } from './system-clock.js';
 
 /**
@@ -43,6 +43,10 @@ export interface InMemoryRunStoreOptions {
  * `maxFinishedRuns`, the one that finished first is dropped. Both are checked on every
  * `save` and `get`, at O(1) amortised cost and without timers: finished runs are kept in
  * the order they finished, so the oldest is always first.
+ *
+ * `transition` reads, checks and writes in one synchronous step, so no other call can
+ * come in between: it is a true compare-and-set within the process, whatever the number
+ * of workers (an in-process worker of core's {@link InMemoryRunQueue} plugs on directly).
  */
 export class InMemoryRunStore implements RunStore {
   private readonly byId = new Map<string, Run>();
@@ -68,12 +72,18 @@ export class InMemoryRunStore implements RunStore {
   }
 
   save(run: Run): Promise<void> {
-    this.byId.set(run.runId, run);
-    // Re-inserted so that the finishing order stays the map's order.
-    this.finished.delete(run.runId);
-    if (FINAL_RUN_STATUSES.has(run.status)) this.finished.set(run.runId, this.clock.now().getTime());
-    this.evict();
+    this.put(run);
     return Promise.resolve();
+  }
+
+  /** See {@link RunStore.transition}; never rejects. */
+  transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
+    this.evict();
+    const run = this.byId.get(runId);
+    if (run === undefined || !canTransition(run.status, change.to)) return Promise.resolve({ applied: false, run });
+    const next = changed(run, change);
+    this.put(next);
+    return Promise.resolve({ applied: true, run: next });
   }
 
   /** True when a run with this id is held (not expired nor evicted yet). */
@@ -90,6 +100,14 @@ export class InMemoryRunStore implements RunStore {
   /** How many runs are held, finished or not. */
   get size(): number {
     return this.byId.size;
+  }
+
+  private put(run: Run): void {
+    this.byId.set(run.runId, run);
+    // Re-inserted so that the finishing order stays the map's order.
+    this.finished.delete(run.runId);
+    if (FINAL_RUN_STATUSES.has(run.status)) this.finished.set(run.runId, this.clock.now().getTime());
+    this.evict();
   }
 
   private evict(): void {

@@ -2,6 +2,6 @@
 export * from './system-clock.js';
 export * from './id-generators.js';
 export * from './in-memory-catalogs.js';
-export * from './in-memory-rate-limiter.js';
+export * from './in-memory-rate-limit-store.js';
 export * from './in-memory-runs.js';
 export * from './in-memory-record-writer.js';

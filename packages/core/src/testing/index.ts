@@ -5,8 +5,10 @@
  */
 export * from './builders.js';
 export * from './record-writer-contract.js';
-export * from './rate-limiter-contract.js';
+export * from './rate-limit-store-contract.js';
 export * from './run-queue-contract.js';
+export * from './run-store-contract.js';
+export * from './run-lifecycle-contract.js';
 export * from './recording-logger.js';
 export * from './eventually.js';
 // The in-memory adapters are the fakes: they hold state and pass the contract suites.

@@ -1,5 +1,5 @@
 import { SUPPORTED_SCOPES } from '../domain/principal.js';
-import { DEFAULT_RATE_LIMITS, type WindowLimit } from './request-quota.js';
+import { DEFAULT_RATE_LIMITS, type WindowLimit } from '../domain/rate-limit.js';
 
 /** Current major version, matching the URL path segment. Source: api-spec.md "Versioning". */
 export const API_VERSION = 'v1';

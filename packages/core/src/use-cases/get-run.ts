@@ -1,14 +1,17 @@
 import { domainError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { err, ok } from '../domain/result.js';
+import type { DomainError } from '../domain/errors.js';
+import { err, ok, type Result } from '../domain/result.js';
 import type { RunStore } from '../ports/run-store.js';
-import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
+import type { RequestMeter } from './rate-limit-policy.js';
 import { viewOf, type RunView } from './run-view.js';
 
 /** Input of {@link GetRun}. */
 export interface GetRunInput {
   /** The authenticated caller (API key, or OAuth token with `runs:read`). */
   readonly principal: Principal;
+  /** This request's rate-limit charge (`UNMETERED` for an in-process call that is not limited). */
+  readonly meter: RequestMeter;
   /** `run_id` from the path. */
   readonly runId: string;
 }
@@ -24,18 +27,15 @@ export type GetRunErrorCode = 'not_found' | 'rate_limited';
 export class GetRun {
   constructor(
     private readonly runs: RunStore,
-    private readonly quota: RequestQuota,
     private readonly settings: { readonly baseUrl: string },
   ) {}
 
   /** @returns the run view (answered 200), or an error with its code. */
-  async execute(input: GetRunInput): Promise<Metered<RunView, GetRunErrorCode>> {
-    const rateLimit = await this.quota.charge(input.principal);
-    if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
+  async execute(input: GetRunInput): Promise<Result<RunView, DomainError<GetRunErrorCode>>> {
+    const refused = await input.meter.charge();
+    if (refused !== undefined) return err(refused);
     const run = input.runId.length <= 128 ? await this.runs.get(input.runId) : undefined;
-    if (run === undefined || run.accountId !== input.principal.accountId) {
-      return { result: err(domainError('not_found', 'The run was not found.')), rateLimit };
-    }
-    return { result: ok(viewOf(run, this.settings.baseUrl)), rateLimit };
+    if (run === undefined || run.accountId !== input.principal.accountId) return err(domainError('not_found', 'The run was not found.'));
+    return ok(viewOf(run, this.settings.baseUrl));
   }
 }

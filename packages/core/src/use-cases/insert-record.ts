@@ -1,13 +1,14 @@
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { RecordWriter } from '../ports/record-writer.js';
 import { validateInsertRecordBody } from '../schemas/validate.js';
+import type { DomainError } from '../domain/errors.js';
+import type { Result } from '../domain/result.js';
 import { executeRecordWrite, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
-import type { Metered, RequestQuota } from './request-quota.js';
 
 /**
  * Inserts a single new row: `POST /api/v1/connections/{connection_id}/records`.
  *
- * Steps: charge the credential's window (`rate_limited`); check the `X-Svc-Egress`
+ * Steps: charge the request (`input.meter`: the credential's window) (`rate_limited`); check the `X-Svc-Egress`
  * header (`invalid_header`); validate the body (`validation_failed` with JSON Pointer
  * paths); find the connection (`not_found`, the same for another account's); refuse
  * types other than `sqlserver` (`writes_not_supported`) before the writer is called;
@@ -20,12 +21,11 @@ export class InsertRecord {
   constructor(
     private readonly connections: ConnectionCatalog,
     private readonly writer: RecordWriter,
-    private readonly quota: RequestQuota,
   ) {}
 
   /** @returns `{rows_affected: 1}` (answered 201), or an error with its code. */
-  execute(input: RecordWriteInput): Promise<Metered<RowWriteResult, RecordWriteErrorCode>> {
-    return executeRecordWrite(input, this.quota, this.connections, validateInsertRecordBody, (connection, entity, body, route) =>
+  execute(input: RecordWriteInput): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
+    return executeRecordWrite(input, this.connections, validateInsertRecordBody, (connection, entity, body, route) =>
       this.writer.insert({ connection, entity, values: body.values, route }),
     );
   }

@@ -7,12 +7,14 @@ import { err, ok, type Result } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { WriteError, WriteErrorCode, WriteOutcome } from '../ports/record-writer.js';
 import type { InsertRecordBody } from '../schemas/validate.js';
-import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
+import type { RequestMeter } from './rate-limit-policy.js';
 
 /** Input shared by the row insert and the row update. */
 export interface RecordWriteInput {
   /** The authenticated caller. */
   readonly principal: Principal;
+  /** This request's rate-limit charge (`UNMETERED` for an in-process call that is not limited). */
+  readonly meter: RequestMeter;
   /** `connection_id` from the path (not yet known to be a UUID). */
   readonly connectionId: string;
   /** The parsed JSON body, unvalidated. */
@@ -96,7 +98,7 @@ export type WriteStep<B> = (
 
 /**
  * The steps shared by the row insert and the row update, in CONTRACT.md's order:
- * charge the credential's window (`rate_limited`); check `X-Svc-Egress`
+ * charge the request (`input.meter`: the credential's window, `rate_limited`); check `X-Svc-Egress`
  * (`invalid_header`); validate the body (`validation_failed`; a number that cannot be
  * written exactly: `invalid_value`); find the connection
  * (`not_found`); refuse types other than `sqlserver` (`writes_not_supported`) before the
@@ -104,21 +106,20 @@ export type WriteStep<B> = (
  */
 export async function executeRecordWrite<B extends InsertRecordBody>(
   input: RecordWriteInput,
-  quota: RequestQuota,
   catalog: ConnectionCatalog,
   validate: (body: unknown) => Result<B, DomainError<'validation_failed' | 'invalid_value'>>,
   write: WriteStep<B>,
-): Promise<Metered<RowWriteResult, RecordWriteErrorCode>> {
-  const rateLimit = await quota.charge(input.principal);
-  if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
+): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
+  const refused = await input.meter.charge();
+  if (refused !== undefined) return err(refused);
   const route = routeOf(input.route);
-  if (!route.ok) return { result: route, rateLimit };
+  if (!route.ok) return route;
   const body = validate(input.body);
-  if (!body.ok) return { result: body, rateLimit };
+  if (!body.ok) return body;
   const entity = entityOf(body.value.entity);
-  if (!entity.ok) return { result: entity, rateLimit };
+  if (!entity.ok) return entity;
   const connection = await writableConnection(catalog, input.principal, input.connectionId);
-  if (!connection.ok) return { result: connection, rateLimit };
+  if (!connection.ok) return connection;
   const written = await write(connection.value, entity.value, body.value, route.value);
-  return { result: written.ok ? ok({ rows_affected: written.value.rowsAffected }) : written, rateLimit };
+  return written.ok ? ok({ rows_affected: written.value.rowsAffected }) : written;
 }

@@ -1,6 +1,6 @@
-import { domainError, validationFailed } from '../domain/errors.js';
+import { domainError, validationFailed, type DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { err, ok } from '../domain/result.js';
+import { err, ok, type Result } from '../domain/result.js';
 import type { Run } from '../domain/run.js';
 import type { RunRequest } from '../domain/run-request.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
@@ -8,13 +8,15 @@ import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { RunQueue } from '../ports/run-queue.js';
 import { validateStartRunBody, type FilesRunBody, type MessageRunBody } from '../schemas/validate.js';
-import { rateLimited, type Metered, type RequestQuota } from './request-quota.js';
+import type { RequestMeter } from './rate-limit-policy.js';
 import { statusUrlOf } from './run-view.js';
 
 /** Input of {@link StartRun}. */
 export interface StartRunInput {
   /** The authenticated caller (API key, or OAuth token with `runs:write`). */
   readonly principal: Principal;
+  /** This request's rate-limit charge (`UNMETERED` for an in-process call that is not limited). */
+  readonly meter: RequestMeter;
   /** `agent_id` from the path. */
   readonly agentId: string;
   /** The parsed JSON body, unvalidated. */
@@ -65,8 +67,9 @@ function describe(request: RunRequest): string {
  * Starts an asynchronous run: `POST /api/v1/agents/{agent_id}/run`.
  *
  * Steps: validate the body (Option 1 files or Option 2 message, `validation_failed`);
- * find the agent (`not_found`, the same for another account's); charge the credential
- * window and, for a valid request to a visible agent, the agent window (30 / 60 s) in one
+ * find the agent (`not_found`, the same for another account's); charge the request
+ * (`input.meter`: the credential's window and, for a valid request to a visible agent, the
+ * agent's window too, 30 / 60 s by default) in one
  * all-or-none charge (`rate_limited`); record and enqueue the run; answer `queued`.
  * Source: api-spec.md "POST /api/v1/agents/{agent_id}/run", "Limits"; CONTRACT.md "Runs".
  *
@@ -76,23 +79,22 @@ export class StartRun {
   constructor(
     private readonly agents: AgentCatalog,
     private readonly queue: RunQueue,
-    private readonly quota: RequestQuota,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly settings: StartRunSettings,
   ) {}
 
   /** @returns the run-start result (answered 202), or an error with its code. */
-  async execute(input: StartRunInput): Promise<Metered<RunStartResult, StartRunErrorCode>> {
+  async execute(input: StartRunInput): Promise<Result<RunStartResult, DomainError<StartRunErrorCode>>> {
     const { principal } = input;
     const body = validateStartRunBody(input.body);
     const agent = body.ok ? await this.agents.findById(input.agentId) : undefined;
     const visible = agent !== undefined && agent.accountId === principal.accountId;
 
-    const rateLimit = await this.quota.charge(principal, visible ? input.agentId : undefined);
-    if (!rateLimit.allowed) return { result: err(rateLimited(rateLimit)), rateLimit };
-    if (!body.ok) return { result: err(validationFailed(body.error)), rateLimit };
-    if (!visible) return { result: err(domainError('not_found', 'The agent was not found.')), rateLimit };
+    const refused = await input.meter.charge(visible ? input.agentId : undefined);
+    if (refused !== undefined) return err(refused);
+    if (!body.ok) return err(validationFailed(body.error));
+    if (!visible) return err(domainError('not_found', 'The agent was not found.'));
 
     const now = this.clock.now();
     const request = requestOf(body.value);
@@ -108,15 +110,12 @@ export class StartRun {
       attempts: 0,
     };
     await this.queue.enqueue(run);
-    return {
-      result: ok({
-        run_id: run.runId,
-        workflow_run_id: run.workflowRunId,
-        status: 'queued',
-        status_url: statusUrlOf(this.settings.baseUrl, run.runId),
-        message: describe(request),
-      }),
-      rateLimit,
-    };
+    return ok({
+      run_id: run.runId,
+      workflow_run_id: run.workflowRunId,
+      status: 'queued',
+      status_url: statusUrlOf(this.settings.baseUrl, run.runId),
+      message: describe(request),
+    });
   }
 }

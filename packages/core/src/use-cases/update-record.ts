@@ -1,8 +1,9 @@
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { RecordWriter } from '../ports/record-writer.js';
 import { validateUpdateRecordBody } from '../schemas/validate.js';
+import type { DomainError } from '../domain/errors.js';
+import type { Result } from '../domain/result.js';
 import { executeRecordWrite, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
-import type { Metered, RequestQuota } from './request-quota.js';
 
 /**
  * Updates the single row selected by `key_column = key_value`:
@@ -16,12 +17,11 @@ export class UpdateRecord {
   constructor(
     private readonly connections: ConnectionCatalog,
     private readonly writer: RecordWriter,
-    private readonly quota: RequestQuota,
   ) {}
 
   /** @returns `{rows_affected: 0 | 1}` (answered 200), or an error with its code. */
-  execute(input: RecordWriteInput): Promise<Metered<RowWriteResult, RecordWriteErrorCode>> {
-    return executeRecordWrite(input, this.quota, this.connections, validateUpdateRecordBody, (connection, entity, body, route) =>
+  execute(input: RecordWriteInput): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
+    return executeRecordWrite(input, this.connections, validateUpdateRecordBody, (connection, entity, body, route) =>
       this.writer.update({ connection, entity, key: { column: body.key_column, value: body.key_value }, values: body.values, route }),
     );
   }

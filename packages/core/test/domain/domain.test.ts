@@ -9,10 +9,11 @@ import {
   parseEntityName,
   RUN_STATUSES,
   FINAL_RUN_STATUSES,
-  tightestDecision,
+  reportedDecision,
+  rulesFor,
   validationFailed,
-  type RateLimitDecision,
 } from '@svc/core';
+import { aPrincipal } from '@svc/core/testing';
 import { errorOf, valueOf } from '../support/results.js';
 
 describe('domain', function () {
@@ -93,33 +94,45 @@ describe('domain', function () {
     });
   });
 
-  describe('tightestDecision', function () {
-    const decision = (key: string, allowed: boolean, remaining: number): RateLimitDecision => ({
-      allowed,
-      limit: 10,
-      remaining,
-      resetSeconds: 60,
-      resetAt: 0,
-      key,
+  describe('reportedDecision', function () {
+    const rule = (key: string, limit = 10, windowSeconds = 60) => ({ key, limit, windowSeconds });
+
+    it('allowed: reports the window with the fewest requests remaining', function () {
+      const d = reportedDecision([rule('a'), rule('b'), rule('c')], [{ count: 1, msLeft: 60_000 }, { count: 8, msLeft: 60_000 }, { count: 6, msLeft: 60_000 }], true, 0);
+      expect(d).to.deep.equal({ allowed: true, limit: 10, remaining: 2, resetSeconds: 60, resetAt: 60, key: 'b' });
     });
 
-    it('picks a refusal over any allowed decision', function () {
-      expect(tightestDecision([decision('a', true, 0), decision('b', false, 5)]).key).to.equal('b');
+    it('refused: reports only a full window, never one that was not full', function () {
+      const d = reportedDecision([rule('credential:x'), rule('agent:y', 3)], [{ count: 1, msLeft: 60_000 }, { count: 3, msLeft: 42_000 }], false, 0);
+      expect(d).to.include({ allowed: false, key: 'agent:y', remaining: 0, retryAfterSeconds: 42 });
     });
 
-    it('of several refusals, picks the one that resets last (Retry-After long enough)', function () {
-      const soon = { ...decision('credential:x', false, 0), resetSeconds: 5 };
-      const late = { ...decision('agent:y', false, 0), resetSeconds: 50 };
-      expect(tightestDecision([soon, late]).key).to.equal('agent:y');
-      expect(tightestDecision([late, soon]).key).to.equal('agent:y');
+    it('refused by several: reports the one that resets last (Retry-After long enough)', function () {
+      const rules = [rule('credential:x', 1, 5), rule('agent:y', 1, 50)];
+      const states = [{ count: 1, msLeft: 5_000 }, { count: 1, msLeft: 50_000 }];
+      expect(reportedDecision(rules, states, false, 0).key).to.equal('agent:y');
+      expect(reportedDecision([...rules].reverse(), [...states].reverse(), false, 0).key).to.equal('agent:y');
     });
 
-    it('otherwise picks the fewest remaining', function () {
-      expect(tightestDecision([decision('a', true, 9), decision('b', true, 2), decision('c', true, 4)]).key).to.equal('b');
+    it('rounds the reset up to whole seconds, never 0 while the window is open', function () {
+      const d = reportedDecision([rule('k', 1)], [{ count: 1, msLeft: 500 }], false, 59_500);
+      expect(d).to.include({ resetSeconds: 1, retryAfterSeconds: 1, resetAt: 60 });
     });
 
-    it('throws for no decision at all (a bug in the caller)', function () {
-      expect(() => tightestDecision([])).to.throw(RangeError);
+    it('throws when the states do not match the rules (a bug in the caller)', function () {
+      expect(() => reportedDecision([], [], true, 0)).to.throw(RangeError);
+      expect(() => reportedDecision([rule('a')], [], true, 0)).to.throw(RangeError);
+    });
+  });
+
+  describe('rulesFor', function () {
+    it('keys windows by account and id, so equal ids in two accounts never share a window', function () {
+      const settings = { credential: { limit: 100, windowSeconds: 10 }, agent: { limit: 5, windowSeconds: 20 } };
+      expect(rulesFor(aPrincipal({ accountId: 'acct_a', credentialId: 'c1' }), settings)).to.deep.equal([{ key: 'credential:acct_a:c1', limit: 100, windowSeconds: 10 }]);
+      expect(rulesFor(aPrincipal({ accountId: 'acct_b', credentialId: 'c1' }), settings, 'a1')).to.deep.equal([
+        { key: 'credential:acct_b:c1', limit: 100, windowSeconds: 10 },
+        { key: 'agent:acct_b:a1', limit: 5, windowSeconds: 20 },
+      ]);
     });
   });
 

@@ -1,12 +1,14 @@
 import {
   aConnection,
-  InMemoryRateLimiter,
+  InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
   InMemoryRunStore,
-  rateLimiterContract,
+  rateLimitStoreContract,
   recordWriterContract,
+  runLifecycleContract,
   runQueueContract,
+  runStoreContract,
 } from '@svc/core/testing';
 
 // The fakes stand in for the real adapters in every use-case test, so they must pass the
@@ -23,10 +25,10 @@ recordWriterContract('InMemoryRecordWriter', () => {
   });
 });
 
-// The contract's window test waits for real time to pass, so this limiter keeps the
-// system clock; every use-case test drives its limiter with a ManualClock instead.
-rateLimiterContract('InMemoryRateLimiter', () =>
-  Promise.resolve({ limiter: new InMemoryRateLimiter(), close: () => Promise.resolve() }),
+// The contract's window test waits for real time to pass, so this store keeps the
+// system clock; every use-case test drives its store with a ManualClock instead.
+rateLimitStoreContract('InMemoryRateLimitStore', () =>
+  Promise.resolve({ store: new InMemoryRateLimitStore(), close: () => Promise.resolve() }),
 );
 
 runQueueContract('InMemoryRunQueue + InMemoryRunStore', () => {
@@ -44,3 +46,7 @@ runQueueContract('InMemoryRunQueue + InMemoryRunStore', () => {
     close: () => Promise.resolve(),
   });
 });
+
+runStoreContract('InMemoryRunStore', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }));
+
+runLifecycleContract('InMemoryRunStore', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }));

@@ -1,18 +1,16 @@
 import { expect } from 'chai';
-import { rateLimited, RequestQuota, sha256Hex } from '@svc/core';
+import { RateLimitPolicy, rateLimited, sha256Hex, UNMETERED } from '@svc/core';
 import {
   aPrincipal,
   aRun,
   aStoredCredential,
-  decide,
   InMemoryCredentialStore,
-  InMemoryRateLimiter,
+  InMemoryRateLimitStore,
   InMemoryRunQueue,
   InMemoryRunStore,
   ManualClock,
   RandomIdGenerator,
   SequentialIdGenerator,
-  UnlimitedRateLimiter,
 } from '@svc/core/testing';
 
 describe('in-memory adapters beyond their contracts', function () {
@@ -97,60 +95,80 @@ describe('in-memory adapters beyond their contracts', function () {
     });
   });
 
-  describe('InMemoryRateLimiter', function () {
-    it('rounds the reset up to whole seconds, never 0 while the window is open', async function () {
+  describe('InMemoryRateLimitStore', function () {
+    it('answers the milliseconds left of the window on the store\'s clock', async function () {
       const clock = new ManualClock();
-      const limiter = new InMemoryRateLimiter(clock);
+      const store = new InMemoryRateLimitStore(clock);
       const rule = { key: 'k', limit: 1, windowSeconds: 60 };
-      await limiter.consume([rule]);
+      await store.chargeAll([rule]);
       clock.advanceSeconds(59.5);
-      const refused = await limiter.consume([rule]);
-      expect(refused).to.include({ allowed: false, resetSeconds: 1, retryAfterSeconds: 1 });
-      expect(refused.resetAt).to.equal(new Date('2026-01-01T00:01:00Z').getTime() / 1000);
+      expect(await store.chargeAll([rule])).to.deep.equal({ charged: false, windows: [{ count: 1, msLeft: 500 }] });
     });
 
     it('keeps counting correctly across sweeps of expired windows', async function () {
       const clock = new ManualClock();
-      const limiter = new InMemoryRateLimiter(clock, 2);
+      const store = new InMemoryRateLimitStore(clock, 2);
       const rule = { key: 'k', limit: 3, windowSeconds: 10 };
-      const remaining: number[] = [];
-      for (let i = 0; i < 4; i++) remaining.push((await limiter.consume([rule])).remaining);
+      const counts: number[] = [];
+      for (let i = 0; i < 4; i++) counts.push((await store.chargeAll([rule])).windows[0]?.count ?? -1);
       clock.advanceSeconds(10);
-      for (let i = 0; i < 2; i++) remaining.push((await limiter.consume([rule, { key: `other${i}`, limit: 9, windowSeconds: 1 }])).remaining);
-      expect(remaining).to.deep.equal([2, 1, 0, 0, 2, 1]);
+      for (let i = 0; i < 2; i++) counts.push((await store.chargeAll([rule, { key: `other${i}`, limit: 9, windowSeconds: 1 }])).windows[0]?.count ?? -1);
+      expect(counts).to.deep.equal([1, 2, 3, 3, 1, 2]);
+    });
+
+    it('opens no window for a refused request', async function () {
+      const clock = new ManualClock();
+      const store = new InMemoryRateLimitStore(clock);
+      const full = { key: 'full', limit: 1, windowSeconds: 60 };
+      const fresh = { key: 'fresh', limit: 5, windowSeconds: 60 };
+      await store.chargeAll([full]);
+      expect((await store.chargeAll([fresh, full])).charged).to.equal(false);
+      clock.advanceSeconds(30);
+      const later = await store.chargeAll([fresh]);
+      expect(later.windows[0], 'the window opens at its first charge, not at the refusal').to.deep.equal({ count: 1, msLeft: 60_000 });
     });
   });
 
-  describe('decide', function () {
-    it('reports no Retry-After on an allowed decision', function () {
-      const d = decide({ key: 'k', limit: 5, windowSeconds: 60 }, { count: 1, endsAt: 60_000 }, 0, true);
-      expect(d).to.deep.equal({ allowed: true, limit: 5, remaining: 4, resetSeconds: 60, resetAt: 60, key: 'k' });
-    });
-  });
-
-  describe('UnlimitedRateLimiter', function () {
-    it('allows every request and reports the first rule', async function () {
-      const limiter = new UnlimitedRateLimiter();
-      const rule = { key: 'credential:k', limit: 1, windowSeconds: 60 };
-      for (let i = 0; i < 3; i++) expect(await limiter.consume([rule])).to.include({ allowed: true, remaining: 1, key: 'credential:k' });
-    });
-  });
-
-  describe('RequestQuota', function () {
-    it('keys the windows by credential id and agent id, with the configured limits', function () {
-      const quota = new RequestQuota(new UnlimitedRateLimiter(), {
-        credential: { limit: 100, windowSeconds: 10 },
-        agent: { limit: 5, windowSeconds: 20 },
-      });
-      expect(quota.credentialRule(aPrincipal({ credentialId: 'c1' }))).to.deep.equal({ key: 'credential:c1', limit: 100, windowSeconds: 10 });
-      expect(quota.agentRule('a1')).to.deep.equal({ key: 'agent:a1', limit: 5, windowSeconds: 20 });
+  describe('RateLimitPolicy', function () {
+    it('charges the credential window, and the agent window when named, with the configured limits', async function () {
+      const clock = new ManualClock();
+      const policy = new RateLimitPolicy(new InMemoryRateLimitStore(clock), { credential: { limit: 100, windowSeconds: 10 }, agent: { limit: 5, windowSeconds: 20 } }, clock);
+      const principal = aPrincipal({ credentialId: 'c1' });
+      expect(await policy.decide(principal)).to.include({ allowed: true, limit: 100, remaining: 99, resetSeconds: 10 });
+      expect(await policy.decide(principal, 'a1')).to.include({ allowed: true, limit: 5, remaining: 4, resetSeconds: 20, key: `agent:${principal.accountId}:a1` });
     });
 
-    it('explains a refusal: which window, and when to retry', function () {
-      const refusal = decide({ key: 'agent:a1', limit: 30, windowSeconds: 60 }, { count: 30, endsAt: 42_000 }, 0, false);
+    it('refuses limits that are not whole numbers ≥ 1 or windows that are not > 0 seconds', function () {
+      const store = new InMemoryRateLimitStore();
+      expect(() => new RateLimitPolicy(store, { credential: { limit: 0, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 60 } })).to.throw(RangeError, /credential/);
+      expect(() => new RateLimitPolicy(store, { credential: { limit: 1, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 0 } })).to.throw(RangeError, /agent/);
+    });
+
+    it('a meter charges once: a second charge is a bug and throws', async function () {
+      const meter = new RateLimitPolicy(new InMemoryRateLimitStore()).meterFor(aPrincipal());
+      expect(meter.charged).to.equal(false);
+      expect(await meter.charge()).to.equal(undefined);
+      expect(meter.charged).to.equal(true);
+      expect(meter.decision).to.include({ allowed: true, remaining: 599 });
+      await meter.charge().then(
+        () => expect.fail('a second charge must throw'),
+        (error: unknown) => expect(String(error)).to.match(/charged exactly once/),
+      );
+    });
+
+    it('UNMETERED never refuses and reports no decision', async function () {
+      for (let i = 0; i < 3; i++) expect(await UNMETERED.charge('agent')).to.equal(undefined);
+      expect(UNMETERED.decision).to.equal(undefined);
+    });
+
+    it('explains a refusal: which window, and when to retry', async function () {
+      const clock = new ManualClock();
+      const policy = new RateLimitPolicy(new InMemoryRateLimitStore(clock), { credential: { limit: 600, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 42 } }, clock);
+      await policy.decide(aPrincipal(), 'a1');
+      const refusal = await policy.decide(aPrincipal(), 'a1');
       expect(rateLimited(refusal)).to.deep.equal({
         code: 'rate_limited',
-        detail: 'Rate limit exceeded for this agent: 30 requests per window; retry in 42 seconds.',
+        detail: 'Rate limit exceeded for this agent: 1 requests per window; retry in 42 seconds.',
       });
     });
   });

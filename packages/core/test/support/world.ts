@@ -3,11 +3,14 @@ import {
   err,
   GetRun,
   InsertRecord,
-  RequestQuota,
+  RateLimitPolicy,
   StartRun,
   UpdateRecord,
   type InsertCommand,
+  type Principal,
+  type RateLimitDecision,
   type RateLimitSettings,
+  type RequestMeter,
   type RecordWriter,
   type RecordWriteInput,
   type Result,
@@ -22,7 +25,7 @@ import {
   InMemoryAgentCatalog,
   InMemoryConnectionCatalog,
   InMemoryCredentialStore,
-  InMemoryRateLimiter,
+  InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
   InMemoryRunStore,
@@ -52,16 +55,44 @@ export interface World {
   readonly connections: InMemoryConnectionCatalog;
   readonly agents: InMemoryAgentCatalog;
   readonly writer: InMemoryRecordWriter;
-  readonly limiter: InMemoryRateLimiter;
-  readonly quota: RequestQuota;
+  readonly rateLimitStore: InMemoryRateLimitStore;
+  readonly rateLimits: RateLimitPolicy;
   readonly runs: InMemoryRunStore;
   readonly queue: InMemoryRunQueue;
   readonly authenticate: Authenticate;
-  readonly insertRecord: InsertRecord;
-  readonly updateRecord: UpdateRecord;
-  readonly startRun: StartRun;
-  readonly getRun: GetRun;
+  readonly insertRecord: Metered<InsertRecord>;
+  readonly updateRecord: Metered<UpdateRecord>;
+  readonly startRun: Metered<StartRun>;
+  readonly getRun: Metered<GetRun>;
 }
+
+type InputOf<U> = U extends { execute(input: infer I): Promise<unknown> } ? I : never;
+type ResultOf<U> = U extends { execute(input: never): Promise<infer R> } ? R : never;
+
+/**
+ * A use case called as the HTTP adapter calls it: a fresh meter of the world's policy per
+ * call (unless the input brings one), answering the result and the charge's decision.
+ */
+export interface Metered<U> {
+  execute(input: Omit<InputOf<U>, 'meter'> & { readonly meter?: RequestMeter }): Promise<{ result: ResultOf<U>; rateLimit: RateLimitDecision }>;
+}
+
+/**
+ * Wraps `useCase` (see {@link Metered}).
+ * @throws Error when the use case returned without charging its meter: every call of an
+ *   authenticated use case is charged exactly once, so every test checks it.
+ */
+export function metered<U extends { execute(input: never): Promise<unknown> }>(useCase: U, policy: RateLimitPolicy): Metered<U> {
+  return {
+    async execute(input) {
+      const meter = input.meter ?? policy.meterFor((input as unknown as { principal: Principal }).principal);
+      const result = (await useCase.execute({ ...input, meter } as never)) as ResultOf<U>;
+      if (meter.decision === undefined) throw new Error('the use case returned without charging the request');
+      return { result, rateLimit: meter.decision };
+    },
+  };
+}
+
 
 /**
  * Builds a {@link World} holding {@link CONNECTION}, {@link AGENT} and the table
@@ -76,8 +107,8 @@ export function aWorld(limits?: RateLimitSettings): World {
   const agents = new InMemoryAgentCatalog([AGENT]);
   const writer = new InMemoryRecordWriter();
   writer.defineTable(ORDERS, ['id', 'sku', 'qty', 'paid', 'note']);
-  const limiter = new InMemoryRateLimiter(clock);
-  const quota = limits === undefined ? new RequestQuota(limiter) : new RequestQuota(limiter, limits);
+  const rateLimitStore = new InMemoryRateLimitStore(clock);
+  const rateLimits = new RateLimitPolicy(rateLimitStore, limits, clock);
   const runs = new InMemoryRunStore();
   const queue = new InMemoryRunQueue(runs);
   const ids = new SequentialIdGenerator();
@@ -87,15 +118,15 @@ export function aWorld(limits?: RateLimitSettings): World {
     connections,
     agents,
     writer,
-    limiter,
-    quota,
+    rateLimitStore,
+    rateLimits,
     runs,
     queue,
     authenticate: new Authenticate(credentials, clock),
-    insertRecord: new InsertRecord(connections, writer, quota),
-    updateRecord: new UpdateRecord(connections, writer, quota),
-    startRun: new StartRun(agents, queue, quota, ids, clock, { baseUrl: BASE_URL }),
-    getRun: new GetRun(runs, quota, { baseUrl: BASE_URL }),
+    insertRecord: metered(new InsertRecord(connections, writer), rateLimits),
+    updateRecord: metered(new UpdateRecord(connections, writer), rateLimits),
+    startRun: metered(new StartRun(agents, queue, ids, clock, { baseUrl: BASE_URL }), rateLimits),
+    getRun: metered(new GetRun(runs, { baseUrl: BASE_URL }), rateLimits),
   };
 }
 
@@ -103,7 +134,7 @@ export function aWorld(limits?: RateLimitSettings): World {
  * Input of a row write by {@link aPrincipal} on {@link CONNECTION}, default route;
  * override any member. `body` is a raw value so that invalid bodies can be built.
  */
-export function aRecordWrite(body: unknown, overrides: Partial<RecordWriteInput> = {}): RecordWriteInput {
+export function aRecordWrite(body: unknown, overrides: Partial<RecordWriteInput> = {}): Omit<RecordWriteInput, 'meter'> & { meter?: RequestMeter } {
   return { principal: aPrincipal(), connectionId: CONNECTION.connectionId, body, route: 'default', ...overrides };
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DEFAULT_RATE_LIMITS, type DomainError, type RateLimitDecision, type Result } from '@svc/core';
-import { anAgent, aPrincipal, aRun } from '@svc/core/testing';
+import { ACCOUNT_A, anAgent, aPrincipal, aRun } from '@svc/core/testing';
 import { AGENT, aRecordWrite, aWorld, ORDERS, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
 
@@ -28,7 +28,7 @@ describe('rate limits of the use cases', function () {
       const error = errorOf(result);
       expect(error.code).to.equal('rate_limited');
       expect(error.detail).to.contain('this agent');
-      expect(rateLimit).to.include({ allowed: false, limit: 30, remaining: 0, key: `agent:${AGENT.agentId}` });
+      expect(rateLimit).to.include({ allowed: false, limit: 30, remaining: 0, key: `agent:${ACCOUNT_A}:${AGENT.agentId}` });
       expect(rateLimit.resetSeconds).to.be.within(1, 60);
       expect(rateLimit.retryAfterSeconds).to.be.within(1, 60);
       expect(w.runs.all()).to.have.length(30);
@@ -36,7 +36,7 @@ describe('rate limits of the use cases', function () {
 
     it('reports the agent window, the tighter one, on every allowed start', async function () {
       const { rateLimit } = await start();
-      expect(rateLimit).to.include({ allowed: true, limit: 30, remaining: 29, key: `agent:${AGENT.agentId}` });
+      expect(rateLimit).to.include({ allowed: true, limit: 30, remaining: 29, key: `agent:${ACCOUNT_A}:${AGENT.agentId}` });
       expect(rateLimit.resetAt).to.equal(w.clock.now().getTime() / 1000 + 60);
     });
 
@@ -46,7 +46,7 @@ describe('rate limits of the use cases', function () {
       expect(errorOf((await start()).result).code).to.equal('rate_limited');
       const other = await start('agent_other');
       expect(valueOf(other.result).status).to.equal('queued');
-      expect(other.rateLimit).to.include({ allowed: true, key: 'agent:agent_other', remaining: 29 });
+      expect(other.rateLimit).to.include({ allowed: true, key: `agent:${ACCOUNT_A}:agent_other`, remaining: 29 });
     });
 
     it('lets the agent through again once the window has passed', async function () {
@@ -63,7 +63,7 @@ describe('rate limits of the use cases', function () {
       await startTimes(30);
       for (let i = 0; i < 5; i++) expect(errorOf((await start()).result).code).to.equal('rate_limited');
       const { rateLimit } = await w.getRun.execute({ principal: aPrincipal(), runId: 'no-such-run' });
-      expect(rateLimit.key).to.equal('credential:key_1');
+      expect(rateLimit.key).to.equal(`credential:${ACCOUNT_A}:key_1`);
       expect(rateLimit.remaining).to.equal(DEFAULT_RATE_LIMITS.credential.limit - 31);
     });
 
@@ -74,7 +74,7 @@ describe('rate limits of the use cases', function () {
       }
       const { result, rateLimit } = await start();
       expect(valueOf(result).status).to.equal('queued');
-      expect(rateLimit).to.include({ key: `agent:${AGENT.agentId}`, remaining: 29 });
+      expect(rateLimit).to.include({ key: `agent:${ACCOUNT_A}:${AGENT.agentId}`, remaining: 29 });
     });
   });
 
@@ -92,7 +92,7 @@ describe('rate limits of the use cases', function () {
         (await start(AGENT.agentId, {})).rateLimit,
       ];
       expect(decisions.map((d) => d.remaining)).to.deep.equal([599, 598, 597, 596, 595, 594, 593, 592]);
-      for (const d of decisions) expect(d).to.include({ allowed: true, limit: 600, key: 'credential:key_1', resetSeconds: 60 });
+      for (const d of decisions) expect(d).to.include({ allowed: true, limit: 600, key: `credential:${ACCOUNT_A}:key_1`, resetSeconds: 60 });
     });
 
     it('refuses every use case once the credential window is spent, before doing anything', async function () {
@@ -113,7 +113,7 @@ describe('rate limits of the use cases', function () {
         const error = errorOf(result);
         expect(error.code).to.equal('rate_limited');
         expect(error.detail).to.contain('this credential');
-        expect(rateLimit).to.include({ allowed: false, limit: 3, remaining: 0, key: 'credential:key_1' });
+        expect(rateLimit).to.include({ allowed: false, limit: 3, remaining: 0, key: `credential:${ACCOUNT_A}:key_1` });
         expect(rateLimit.retryAfterSeconds).to.be.within(1, 60);
       }
       expect(w.writer.received).to.have.length(1);
@@ -125,7 +125,7 @@ describe('rate limits of the use cases', function () {
       expect((await w.getRun.execute({ principal: aPrincipal(), runId: 'x' })).rateLimit.allowed).to.equal(true);
       expect((await w.getRun.execute({ principal: aPrincipal(), runId: 'x' })).rateLimit.allowed).to.equal(false);
       const other = await w.getRun.execute({ principal: aPrincipal({ credentialId: 'key_2' }), runId: 'x' });
-      expect(other.rateLimit).to.include({ allowed: true, key: 'credential:key_2' });
+      expect(other.rateLimit).to.include({ allowed: true, key: `credential:${ACCOUNT_A}:key_2` });
     });
 
     it('opens a new credential window once the old one has passed', async function () {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { StartRun, type RunQueue } from '@svc/core';
 import { ACCOUNT_B, aFileReference, anAgent, aPrincipal, fileReferences, SequentialIdGenerator } from '@svc/core/testing';
-import { AGENT, aWorld, BASE_URL, type World } from '../support/world.js';
+import { AGENT, aWorld, BASE_URL, metered, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
 
 describe('StartRun', function () {
@@ -230,7 +230,7 @@ describe('StartRun', function () {
 
   it('rejects, and answers nothing, when the queue is unreachable', async function () {
     const down: RunQueue = { enqueue: () => Promise.reject(new Error('queue down')) };
-    const startRun = new StartRun(w.agents, down, w.quota, new SequentialIdGenerator(), w.clock, { baseUrl: BASE_URL });
+    const startRun = metered(new StartRun(w.agents, down, new SequentialIdGenerator(), w.clock, { baseUrl: BASE_URL }), w.rateLimits);
     let thrown: unknown;
     try {
       await startRun.execute({ principal: aPrincipal(), agentId: AGENT.agentId, body: { message: 'hi' } });

@@ -1,10 +1,9 @@
-import type { RateLimitDecision, RateLimiter, RateLimitRule } from '@svc/core';
-import { decide } from '@svc/core';
+import type { RateLimitCharge, RateLimitRule, RateLimitStore } from '@svc/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { checkRules, reportedDecision, shareOfLimit } from './rules.js';
+import { shareOfLimit } from './rules.js';
 
-/** Options of {@link FlexibleMemoryRateLimiter}. */
-export interface FlexibleMemoryRateLimiterOptions {
+/** Options of {@link FlexibleMemoryRateLimitStore}. */
+export interface FlexibleMemoryRateLimitStoreOptions {
   /**
    * Divides every rule's limit: each rule allows `ceil(limit / limitDivisor)` requests
    * per window, at least 1. Default 1 (limits as given). The Redis limiter's insurance
@@ -16,13 +15,13 @@ export interface FlexibleMemoryRateLimiterOptions {
 }
 
 /**
- * Fixed-window {@link RateLimiter} in one process's memory, on rate-limiter-flexible's
+ * Fixed-window {@link RateLimitStore} in one process's memory, on rate-limiter-flexible's
  * `RateLimiterMemory` (one per distinct `limit`/`windowSeconds` pair, since a
  * rate-limiter-flexible limiter has one fixed `points`/`duration`). Windows start at a
  * key's first charge and last `windowSeconds` (rate-limiter-flexible's "fixed window").
  *
- * All or none across the rules of one call (core `RateLimiter` contract): every
- * `consume` runs as one step of a promise chain, so no other call interleaves between
+ * All or none across the rules of one call (core `RateLimitStore` contract): every
+ * `chargeAll` runs as one step of a promise chain, so no other call interleaves between
  * reading the windows of all rules and charging them. It first reads every rule's
  * window (`get`), refuses without charging anything when one is full, and only then
  * charges each rule one point with `penalty` (an unconditional increment: the check was
@@ -30,38 +29,34 @@ export interface FlexibleMemoryRateLimiterOptions {
  * limiter before it knows whether one refuses (rate-limiter-flexible issue #280). The
  * chain costs a few microtasks per call, no I/O: `RateLimiterMemory` answers at once.
  *
- * Limits hold per process; with several instances use {@link RedisRateLimiter}. Memory
+ * Limits hold per process; with several instances use {@link RedisRateLimitStore}. Memory
  * is bounded by the keys seen in one window (rate-limiter-flexible drops a key when its
  * window ends).
  * Source: api-spec.md "Limits"; CONTRACT.md "Rate limits".
  */
-export class FlexibleMemoryRateLimiter implements RateLimiter {
+export class FlexibleMemoryRateLimitStore implements RateLimitStore {
   private readonly limiters = new Map<string, RateLimiterMemory>();
   private readonly limitDivisor: number;
   private readonly keyPrefix: string;
   private tail: Promise<unknown> = Promise.resolve();
 
   /** @throws RangeError when `limitDivisor` is not a whole number ≥ 1. */
-  constructor(options: FlexibleMemoryRateLimiterOptions = {}) {
+  constructor(options: FlexibleMemoryRateLimitStoreOptions = {}) {
     this.limitDivisor = options.limitDivisor ?? 1;
     if (!Number.isInteger(this.limitDivisor) || this.limitDivisor < 1) throw new RangeError('limitDivisor must be a whole number ≥ 1');
     this.keyPrefix = options.keyPrefix ?? 'svc:rl';
   }
 
-  /**
-   * Charges one point to every rule, all or none; see the class comment.
-   * @throws RangeError when `rules` break the port's preconditions (empty, duplicate keys).
-   */
-  consume(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
-    checkRules(rules);
+  /** Charges one point to every rule, all or none; see the class comment. Never rejects. */
+  chargeAll(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
     const effective = this.limitDivisor === 1 ? rules : rules.map((r) => ({ ...r, limit: shareOfLimit(r.limit, this.limitDivisor) }));
     const result = this.tail.then(() => this.checkThenCharge(effective));
     this.tail = result.catch(() => undefined);
     return result;
   }
 
-  /** Runs alone on the chain; see {@link FlexibleMemoryRateLimiter.consume}. */
-  private async checkThenCharge(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
+  /** Runs alone on the chain; see {@link FlexibleMemoryRateLimitStore.chargeAll}. */
+  private async checkThenCharge(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
     const states = await Promise.all(
       rules.map(async (rule) => {
         const limiter = this.limiterFor(rule);
@@ -71,22 +66,19 @@ export class FlexibleMemoryRateLimiter implements RateLimiter {
         return { rule, limiter, count: open ? current.consumedPoints : 0, msLeft: open ? current.msBeforeNext : rule.windowSeconds * 1000 };
       }),
     );
-    const now = Date.now();
     if (states.some((s) => s.count >= s.rule.limit)) {
-      return reportedDecision(
-        states.filter((s) => s.count >= s.rule.limit).map((s) => decide(s.rule, { count: s.count, endsAt: now + s.msLeft }, now, false)),
-      );
+      return { charged: false, windows: states.map((s) => ({ count: s.count, msLeft: s.msLeft })) };
     }
     const charged = await Promise.all(states.map((s) => s.limiter.penalty(s.rule.key, 1)));
-    const after = Date.now();
-    return reportedDecision(
-      states.map((s, i) => {
+    return {
+      charged: true,
+      windows: states.map((s, i) => {
         const res = charged[i];
         const count = res?.consumedPoints ?? s.count + 1;
         const msLeft = res !== undefined && res.msBeforeNext > 0 ? res.msBeforeNext : s.rule.windowSeconds * 1000;
-        return decide(s.rule, { count, endsAt: after + msLeft }, after, true);
+        return { count, msLeft };
       }),
-    );
+    };
   }
 
   private limiterFor(rule: RateLimitRule): RateLimiterMemory {

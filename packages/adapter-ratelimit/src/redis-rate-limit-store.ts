@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import type { Logger, RateLimitDecision, RateLimiter, RateLimitRule } from '@svc/core';
-import { decide, DependencyUnavailableError, silentLogger } from '@svc/core';
+import type { Logger, RateLimitCharge, RateLimitRule, RateLimitStore } from '@svc/core';
+import { DependencyUnavailableError, silentLogger } from '@svc/core';
 import { Redis, type RedisOptions } from 'ioredis';
-import { FlexibleMemoryRateLimiter } from './flexible-memory-rate-limiter.js';
-import { checkRules, reportedDecision } from './rules.js';
+import { FlexibleMemoryRateLimitStore } from './flexible-memory-rate-limit-store.js';
 
 /**
  * The check-all-then-charge-all script. KEYS: one counter per rule. ARGV: `limit_i`,
@@ -59,15 +58,15 @@ const CONSUME_SHA = createHash('sha1').update(CONSUME_SCRIPT).digest('hex');
  */
 export type RedisConnectionOptions = Omit<RedisOptions, 'replyMapping'>;
 
-/** Options of {@link RedisRateLimiter}. */
-export interface RedisRateLimiterOptions {
+/** Options of {@link RedisRateLimitStore}. */
+export interface RedisRateLimitStoreOptions {
   /**
    * The ioredis client. Give it `enableOfflineQueue: false` (as
-   * {@link RedisRateLimiter.connect} does) so that a command fails at once while Redis is
+   * {@link RedisRateLimitStore.connect} does) so that a command fails at once while Redis is
    * away and the request goes to the insurance instead of waiting for a reconnect.
    */
   readonly client: Redis;
-  /** When true, {@link RedisRateLimiter.close} quits the client. Default false (the caller owns it). */
+  /** When true, {@link RedisRateLimitStore.close} quits the client. Default false (the caller owns it). */
   readonly ownsClient?: boolean;
   /**
    * Prefix of every counter key, e.g. `svc:rl:` (the default) gives `svc:rl:agent:<id>`.
@@ -99,7 +98,7 @@ export interface RedisRateLimiterOptions {
 }
 
 /**
- * Default of {@link RedisRateLimiterOptions.operationTimeoutMs}: 500 ms, a quarter of
+ * Default of {@link RedisRateLimitStoreOptions.operationTimeoutMs}: 500 ms, a quarter of
  * CONTRACT.md's default `dependency_timeout_ms` (2000): a run start also waits for the
  * run queue (half of it) after the limiter, and the rest is headroom for the process.
  */
@@ -123,11 +122,11 @@ function reconnectDelayMs(times: number): number {
   return Math.min(times * 100, 1000);
 }
 
-/** Options of {@link RedisRateLimiter.connect}: those of the limiter, less the client. */
-export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOptions, 'client' | 'ownsClient'> {
+/** Options of {@link RedisRateLimitStore.connect}: those of the store, less the client. */
+export interface RedisRateLimitStoreConnectOptions extends Omit<RedisRateLimitStoreOptions, 'client' | 'ownsClient'> {
   /**
    * Milliseconds after which a Redis command counts as failed and the request goes to the
-   * insurance (ioredis `commandTimeout`, and {@link RedisRateLimiterOptions.operationTimeoutMs});
+   * insurance (ioredis `commandTimeout`, and {@link RedisRateLimitStoreOptions.operationTimeoutMs});
    * default {@link DEFAULT_RATE_LIMIT_TIMEOUT_MS}.
    */
   readonly commandTimeoutMs?: number;
@@ -140,7 +139,7 @@ export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOpt
 }
 
 /**
- * Fixed-window {@link RateLimiter} shared by every instance through Redis (CONTRACT.md
+ * Fixed-window {@link RateLimitStore} shared by every instance through Redis (CONTRACT.md
  * "Rate limits": with Redis configured, limits hold across every instance).
  *
  * How all-or-none works, and why: one Lua script reads the window of every rule of the
@@ -160,7 +159,7 @@ export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOpt
  * script yet (after a restart or `SCRIPT FLUSH`: `NOSCRIPT`, then `EVAL`, which caches it).
  *
  * When Redis fails (a command error or timeout, or the client is not connected), the
- * request is decided by an in-memory insurance ({@link FlexibleMemoryRateLimiter}, on
+ * request is decided by an in-memory insurance ({@link FlexibleMemoryRateLimitStore}, on
  * rate-limiter-flexible) whose limits are divided by `instanceCount`. The logger gets
  * one warning when an outage starts and one notice when Redis answers again, never one
  * per request; neither names the host or carries the error text (core `Logger`
@@ -171,20 +170,20 @@ export interface RedisRateLimiterConnectOptions extends Omit<RedisRateLimiterOpt
  * `insurance: false` every such request rejects with `DependencyUnavailableError` instead.
  * Source: api-spec.md "Limits", "Errors" (429 headers); CONTRACT.md "Rate limits".
  */
-export class RedisRateLimiter implements RateLimiter {
+export class RedisRateLimitStore implements RateLimitStore {
   private readonly client: Redis;
   private readonly ownsClient: boolean;
   private readonly keyPrefix: string;
   private readonly instanceCount: number;
   private readonly logger: Logger;
-  private readonly insurance: FlexibleMemoryRateLimiter | undefined;
+  private readonly insurance: FlexibleMemoryRateLimitStore | undefined;
   private readonly timeoutMs: number;
   private degraded = false;
   /** Epoch ms before which requests skip Redis (it failed or timed out just now). */
   private skipRedisUntil = 0;
 
   /** @throws RangeError when `instanceCount` is not a whole number ≥ 1. */
-  constructor(options: RedisRateLimiterOptions) {
+  constructor(options: RedisRateLimitStoreOptions) {
     this.client = options.client;
     this.ownsClient = options.ownsClient ?? false;
     this.keyPrefix = options.keyPrefix ?? 'svc:rl:';
@@ -192,11 +191,11 @@ export class RedisRateLimiter implements RateLimiter {
     this.logger = options.logger ?? silentLogger;
     this.timeoutMs = options.operationTimeoutMs ?? DEFAULT_RATE_LIMIT_TIMEOUT_MS;
     this.insurance =
-      options.insurance === false ? undefined : new FlexibleMemoryRateLimiter({ limitDivisor: this.instanceCount, keyPrefix: `${this.keyPrefix}insurance` });
+      options.insurance === false ? undefined : new FlexibleMemoryRateLimitStore({ limitDivisor: this.instanceCount, keyPrefix: `${this.keyPrefix}insurance` });
   }
 
   /**
-   * Creates a limiter with its own ioredis client (closed by {@link RedisRateLimiter.close});
+   * Creates a limiter with its own ioredis client (closed by {@link RedisRateLimitStore.close});
    * waits for the first connection up to `readyTimeoutMs` and never rejects for an
    * unreachable Redis. The client's options, each chosen for a limiter that must decide
    * every request within `commandTimeoutMs`:
@@ -211,7 +210,7 @@ export class RedisRateLimiter implements RateLimiter {
    *
    * @param redis - a `redis://` URL or ioredis options; never logged (it may hold a password).
    */
-  static async connect(redis: string | RedisConnectionOptions, options: RedisRateLimiterConnectOptions = {}): Promise<RedisRateLimiter> {
+  static async connect(redis: string | RedisConnectionOptions, options: RedisRateLimitStoreConnectOptions = {}): Promise<RedisRateLimitStore> {
     const timeoutMs = options.commandTimeoutMs ?? DEFAULT_RATE_LIMIT_TIMEOUT_MS;
     const clientOptions: RedisConnectionOptions = {
       enableOfflineQueue: false,
@@ -227,7 +226,7 @@ export class RedisRateLimiter implements RateLimiter {
     // (once), so the events only need a listener to not crash the process.
     client.on('error', () => undefined);
     const { commandTimeoutMs: _c, readyTimeoutMs, ...limiterOptions } = options;
-    const limiter = new RedisRateLimiter({ operationTimeoutMs: timeoutMs, ...limiterOptions, client, ownsClient: true });
+    const limiter = new RedisRateLimitStore({ operationTimeoutMs: timeoutMs, ...limiterOptions, client, ownsClient: true });
     if (client.status !== 'ready') {
       const timeout = AbortSignal.timeout(readyTimeoutMs ?? 2000);
       await once(client, 'ready', { signal: timeout }).catch(() => undefined);
@@ -237,12 +236,10 @@ export class RedisRateLimiter implements RateLimiter {
 
   /**
    * Charges one point to every rule, all or none; see the class comment.
-   * @throws RangeError when `rules` break the port's preconditions (empty, duplicate keys).
    * @throws DependencyUnavailableError when Redis is unreachable, failing or silent and
    *   the insurance is off.
    */
-  async consume(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
-    checkRules(rules);
+  async chargeAll(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
     let failure: unknown;
     const now = Date.now();
     if (this.client.status !== 'ready') {
@@ -254,10 +251,10 @@ export class RedisRateLimiter implements RateLimiter {
       // While failing, one request at a time tries Redis; the others do not queue behind it.
       if (this.degraded) this.skipRedisUntil = now + this.timeoutMs;
       try {
-        const decision = await this.withinBound(this.consumeInRedis(rules));
+        const charge = await this.withinBound(this.chargeInRedis(rules));
         this.skipRedisUntil = 0;
         this.leaveOutage();
-        return decision;
+        return charge;
       } catch (error) {
         if (error instanceof TypeError || error instanceof RangeError) throw error;
         failure = error;
@@ -267,7 +264,7 @@ export class RedisRateLimiter implements RateLimiter {
       }
     }
     if (this.insurance === undefined) throw new DependencyUnavailableError('redis', { cause: failure });
-    return this.insurance.consume(rules);
+    return this.insurance.chargeAll(rules);
   }
 
   /** Quits the client when this limiter owns it; the insurance holds no resources. */
@@ -301,7 +298,7 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  private async consumeInRedis(rules: readonly RateLimitRule[]): Promise<RateLimitDecision> {
+  private async chargeInRedis(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
     const keys = rules.map((r) => this.keyPrefix + r.key);
     const args = rules.flatMap((r) => [r.limit, Math.max(1, Math.round(r.windowSeconds * 1000))]);
     let reply: unknown;
@@ -311,18 +308,14 @@ export class RedisRateLimiter implements RateLimiter {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
       reply = await this.client.eval(CONSUME_SCRIPT, keys.length, ...keys, ...args);
     }
-    const now = Date.now();
     const values = parseReply(reply, rules.length);
-    const allowed = values[0] === 1;
-    const decisions = rules.map((rule, i) => {
-      const count = values[2 * i + 1] ?? 0;
-      const ttlMs = values[2 * i + 2] ?? 0;
-      const endsAt = now + (ttlMs > 0 ? ttlMs : rule.windowSeconds * 1000);
-      return { rule, count, decision: decide(rule, { count, endsAt }, now, allowed) };
-    });
-    // When refused, only the full windows are refusals; the others were not charged.
-    const reported = allowed ? decisions : decisions.filter((d) => d.count >= d.rule.limit);
-    return reportedDecision(reported.map((d) => d.decision));
+    return {
+      charged: values[0] === 1,
+      windows: rules.map((rule, i) => {
+        const ttlMs = values[2 * i + 2] ?? 0;
+        return { count: values[2 * i + 1] ?? 0, msLeft: ttlMs > 0 ? ttlMs : rule.windowSeconds * 1000 };
+      }),
+    };
   }
 
   private enterOutage(reason: string): void {

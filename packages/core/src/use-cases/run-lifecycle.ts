@@ -1,8 +1,12 @@
-import type { Clock, Logger, Notifier, Run, RunProcessor, RunStatus } from '@svc/core';
-import { silentLogger, SystemClock } from '@svc/core';
-import type { RunStatusStore } from './run-status-store.js';
+import type { Run, RunStatus } from '../domain/run.js';
+import type { Clock } from '../ports/clock.js';
+import { silentLogger, type Logger } from '../ports/logger.js';
+import type { Notifier } from '../ports/notifier.js';
+import type { RunProcessor } from '../ports/run-processor.js';
+import type { RunStore } from '../ports/run-store.js';
+import { SystemClock } from '../memory/system-clock.js';
 
-/** What one processing attempt of a run came to. */
+/** What one processing attempt of a run ({@link RunLifecycle.attempt}) came to. */
 export type AttemptOutcome =
   /** Nothing ran: no such run, or its status does not allow a start (final already). */
   | { readonly kind: 'skipped'; readonly status: RunStatus | undefined }
@@ -15,26 +19,36 @@ export type AttemptOutcome =
 
 /** Collaborators of {@link RunLifecycle}. */
 export interface RunLifecycleOptions {
-  readonly store: RunStatusStore;
+  /** Where the runs are; every status change is its {@link RunStore.transition}. */
+  readonly store: RunStore;
+  /** Does the work of a run (the agent runtime). */
   readonly processor: RunProcessor;
   /** Told once when a run reaches a final status; default: nobody. */
   readonly notifier?: Notifier;
+  /** Gets a line per attempt that fails and per run that finishes; default: silent. */
   readonly logger?: Logger;
+  /** Stamps `updatedAt` of every change; default the system clock. */
   readonly clock?: Clock;
 }
 
 /**
- * The status rules of processing a run, shared by the in-process and the BullMQ worker
- * so that both move runs the same way (core `domain/run.ts`):
+ * The status rules of processing a run, shared by every worker (core's in-process one,
+ * adapter-queue's BullMQ one, an embedder's) so that all move runs the same way
+ * (CONTRACT.md "Runs"; statuses and transitions: `domain/run.ts`):
  * queued → running (one more attempt) → succeeded | failed, or back to queued when the
  * processor throws and attempts remain (the caller waits the backoff). A processor that
  * resolves `{ok: false}` fails the run at once: it is an answer, not an accident, so it is
  * not retried. Every change is a compare-and-set on the status
- * ({@link RunStatusStore.transition}), so the notifier is called exactly once, by
- * whichever change made the run final.
+ * ({@link RunStore.transition}), so the notifier is called exactly once, by
+ * whichever change made the run final. The suite every store passes with it is
+ * `runLifecycleContract` in `@svc/core/testing`.
+ *
+ * Not a one-`execute` use case: a worker calls {@link RunLifecycle.attempt} per attempt,
+ * and {@link RunLifecycle.finish} alone when its queue gave up on a run without an
+ * attempt (BullMQ: a job that stalled too often).
  */
 export class RunLifecycle {
-  private readonly store: RunStatusStore;
+  private readonly store: RunStore;
   private readonly processor: RunProcessor;
   private readonly notifier: Notifier | undefined;
   private readonly logger: Logger;
@@ -65,7 +79,7 @@ export class RunLifecycle {
     try {
       result = await this.processor.process(run);
     } catch (error) {
-      this.logger.warn({ run_id: runId, attempt: run.attempts, error_type: typeOf(error), last_attempt: lastAttempt }, 'run attempt failed');
+      this.logger.warn({ run_id: runId, attempt: run.attempts, error_type: errorTypeOf(error), last_attempt: lastAttempt }, 'run attempt failed');
       if (lastAttempt) {
         // The thrown text may carry internals; the run (and so the API) gets a safe reason.
         const reason = `Processing failed after ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}.`;
@@ -102,16 +116,16 @@ export class RunLifecycle {
     try {
       await this.notifier.runFinished(run);
     } catch (error) {
-      this.logger.warn({ run_id: run.runId, error_type: typeOf(error) }, 'run notification failed');
+      this.logger.warn({ run_id: run.runId, error_type: errorTypeOf(error) }, 'run notification failed');
     }
   }
 }
 
 /**
- * An error's code or class name for a log line: never its message, which may carry a
- * host name or data (core `Logger` contract).
+ * An error's code or class name for a log line's `error_type`, e.g. `Error:ECONNREFUSED`:
+ * never its message, which may carry a host name or data (core `Logger` contract).
  */
-export function typeOf(error: unknown): string {
+export function errorTypeOf(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     return typeof code === 'string' ? `${error.name}:${code}` : error.name;

@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import { FINAL_RUN_STATUSES, type Run } from '../domain/run.js';
+import { ManualClock } from '../memory/system-clock.js';
+import type { Notifier } from '../ports/notifier.js';
+import type { RunProcessingResult, RunProcessor } from '../ports/run-processor.js';
+import type { RunStore } from '../ports/run-store.js';
+import { RunLifecycle } from '../use-cases/run-lifecycle.js';
+import { aRun } from './builders.js';
+import { RecordingLogger } from './recording-logger.js';
+import type { RunStoreHarness } from './run-store-contract.js';
+
+let issued = 0;
+/** A run id no other test uses, so that a harness may share one store between tests. */
+function lifecycleRunId(what: string): string {
+  issued += 1;
+  return `lifecycle-contract-${what}-${Date.now()}-${issued}`;
+}
+
+/** A notifier that keeps every run it was told about, and fails when told to. */
+class ListNotifier implements Notifier {
+  readonly finished: Run[] = [];
+  constructor(private readonly failing = false) {}
+  runFinished(run: Run): Promise<void> {
+    this.finished.push(run);
+    return this.failing ? Promise.reject(new Error('mail relay down at 10.0.0.9')) : Promise.resolve();
+  }
+  count(runId: string): number {
+    return this.finished.filter((r) => r.runId === runId).length;
+  }
+}
+
+/**
+ * A processor that answers its `script` in order, one entry a call (the last one again
+ * once spent; an Error is thrown), and records the run as the store held it meanwhile.
+ */
+class ScriptedProcessor implements RunProcessor {
+  /** The run as the store held it while each call was processing. */
+  readonly seen: (Run | undefined)[] = [];
+  constructor(
+    private readonly store: RunStore,
+    private readonly script: readonly (RunProcessingResult | Error)[],
+    private readonly during?: (run: Run) => Promise<void>,
+  ) {}
+  async process(run: Run): Promise<RunProcessingResult> {
+    const answer = this.script[Math.min(this.seen.length, this.script.length - 1)] ?? { ok: true };
+    this.seen.push(await this.store.get(run.runId));
+    await this.during?.(run);
+    if (answer instanceof Error) throw answer;
+    return answer;
+  }
+}
+
+/**
+ * The status rules of core `RunLifecycle` (CONTRACT.md "Runs"; `domain/run.ts`) driven
+ * over a {@link RunStoreHarness}'s store, so that every store a worker may use is shown to
+ * carry them: queued → running → succeeded; `{ok: false}` → failed without retry; a throw
+ * with attempts left → queued again; a throw on the last attempt → failed with a safe
+ * reason; a final or missing run is skipped; the notifier is told exactly once per run
+ * the lifecycle made final. Registers a mocha `describe` block.
+ */
+export function runLifecycleContract(name: string, makeHarness: () => Promise<RunStoreHarness>): void {
+  describe(`RunLifecycle contract: ${name}`, function () {
+    let h: RunStoreHarness;
+    let clock: ManualClock;
+    let logger: RecordingLogger;
+    beforeEach(async function () {
+      h = await makeHarness();
+      clock = new ManualClock(new Date('2026-01-01T00:00:10Z'));
+      logger = new RecordingLogger();
+    });
+    afterEach(async function () {
+      await h.close();
+    });
+
+    async function given(overrides: Partial<Run> = {}): Promise<Run> {
+      const run = aRun({ runId: lifecycleRunId('run'), ...overrides });
+      await h.store.save(run);
+      return run;
+    }
+
+    function lifecycle(processor: RunProcessor, notifier: Notifier): RunLifecycle {
+      return new RunLifecycle({ store: h.store, processor, notifier, logger, clock });
+    }
+
+    it('queued → running → succeeded: one attempt, running while processed, notified once', async function () {
+      const run = await given();
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }]);
+      const notifier = new ListNotifier();
+      assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, false), { kind: 'succeeded' });
+      assert.equal(processor.seen.length, 1);
+      assert.equal(processor.seen[0]?.status, 'running');
+      assert.equal(processor.seen[0]?.attempts, 1);
+      const stored = await h.store.get(run.runId);
+      assert.deepEqual(stored, { ...run, status: 'succeeded', attempts: 1, updatedAt: clock.now() });
+      assert.equal(notifier.count(run.runId), 1);
+      assert.deepEqual(notifier.finished[0], stored, 'the notifier gets the final run');
+    });
+
+    it('fails the run at once, without retry, when the processor answers ok: false', async function () {
+      const run = await given();
+      const processor = new ScriptedProcessor(h.store, [{ ok: false, reason: 'The file could not be read.' }]);
+      const notifier = new ListNotifier();
+      const outcome = await lifecycle(processor, notifier).attempt(run.runId, false);
+      assert.deepEqual(outcome, { kind: 'failed', reason: 'The file could not be read.' });
+      assert.equal(processor.seen.length, 1);
+      assert.deepEqual(await h.store.get(run.runId), { ...run, status: 'failed', attempts: 1, updatedAt: clock.now(), failureReason: 'The file could not be read.' });
+      assert.equal(notifier.count(run.runId), 1);
+    });
+
+    it('queues the run again when the processor throws with attempts left, and runs it on the next attempt', async function () {
+      const run = await given();
+      const thrown = new Error('agent runtime down at 10.0.0.7');
+      const processor = new ScriptedProcessor(h.store, [thrown, { ok: true }]);
+      const notifier = new ListNotifier();
+      const runs = lifecycle(processor, notifier);
+      assert.deepEqual(await runs.attempt(run.runId, false), { kind: 'retry', error: thrown });
+      const queued = await h.store.get(run.runId);
+      assert.deepEqual(queued, { ...run, status: 'queued', attempts: 1, updatedAt: clock.now() });
+      assert.equal(notifier.finished.length, 0, 'a run queued again is not final: nobody is told');
+      clock.advanceSeconds(1);
+      assert.deepEqual(await runs.attempt(run.runId, true), { kind: 'succeeded' });
+      assert.deepEqual(await h.store.get(run.runId), { ...run, status: 'succeeded', attempts: 2, updatedAt: clock.now() });
+      assert.equal(notifier.count(run.runId), 1);
+    });
+
+    it('fails the run with a safe reason when the processor throws on the last attempt', async function () {
+      const run = await given();
+      const processor = new ScriptedProcessor(h.store, [new Error('agent runtime down at 10.0.0.7')]);
+      const notifier = new ListNotifier();
+      const runs = lifecycle(processor, notifier);
+      assert.equal((await runs.attempt(run.runId, false)).kind, 'retry');
+      const reason = 'Processing failed after 2 attempts.';
+      assert.deepEqual(await runs.attempt(run.runId, true), { kind: 'failed', reason });
+      const stored = await h.store.get(run.runId);
+      assert.deepEqual(stored, { ...run, status: 'failed', attempts: 2, updatedAt: clock.now(), failureReason: reason });
+      assert.equal(notifier.count(run.runId), 1);
+      assert.doesNotMatch(logger.text(), /10\.0\.0\.7/, 'the thrown message (a host) is never logged');
+
+      const once = await given();
+      assert.deepEqual(await lifecycle(new ScriptedProcessor(h.store, [new Error('x')]), notifier).attempt(once.runId, true), { kind: 'failed', reason: 'Processing failed after 1 attempt.' });
+    });
+
+    it('skips a run that is already final, or missing, without calling the processor or the notifier', async function () {
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }]);
+      const notifier = new ListNotifier();
+      for (const status of FINAL_RUN_STATUSES) {
+        const run = await given({ status, attempts: 1 });
+        assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, false), { kind: 'skipped', status });
+        assert.deepEqual(await h.store.get(run.runId), run, `a ${status} run is left as it is`);
+      }
+      const missing = lifecycleRunId('missing');
+      assert.deepEqual(await lifecycle(processor, notifier).attempt(missing, true), { kind: 'skipped', status: undefined });
+      assert.equal(await h.store.get(missing), undefined);
+      assert.equal(processor.seen.length, 0);
+      assert.equal(notifier.finished.length, 0);
+    });
+
+    it('notifies exactly once per final run when workers race to finish it', async function () {
+      const run = await given({ status: 'running', attempts: 1 });
+      const notifier = new ListNotifier();
+      const idle = new ScriptedProcessor(h.store, [{ ok: true }]);
+      const finishes = await Promise.all([
+        lifecycle(idle, notifier).finish(run.runId, 'succeeded'),
+        lifecycle(idle, notifier).finish(run.runId, 'failed', 'Processing was interrupted too many times.'),
+        lifecycle(idle, notifier).finish(run.runId, 'succeeded'),
+      ]);
+      assert.equal(finishes.filter(Boolean).length, 1, 'exactly one finish made the run final');
+      assert.equal(notifier.count(run.runId), 1);
+      assert.deepEqual(notifier.finished[0], await h.store.get(run.runId));
+      assert.equal(await lifecycle(idle, notifier).finish(run.runId, 'failed', 'late'), false);
+      assert.equal(notifier.count(run.runId), 1);
+    });
+
+    it('does not notify for a run another writer made final while it was processed', async function () {
+      const run = await given();
+      const cancel = async (r: Run): Promise<void> => void (await h.store.transition(r.runId, { to: 'cancelled', at: clock.now() }));
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }], cancel);
+      const notifier = new ListNotifier();
+      await lifecycle(processor, notifier).attempt(run.runId, false);
+      assert.equal((await h.store.get(run.runId))?.status, 'cancelled');
+      assert.equal(notifier.finished.length, 0);
+    });
+
+    it('keeps the run final when the notifier fails, and logs no message of it', async function () {
+      const run = await given();
+      const notifier = new ListNotifier(true);
+      assert.deepEqual(await lifecycle(new ScriptedProcessor(h.store, [{ ok: true }]), notifier).attempt(run.runId, false), { kind: 'succeeded' });
+      assert.equal((await h.store.get(run.runId))?.status, 'succeeded');
+      assert.equal(notifier.count(run.runId), 1);
+      assert.equal(logger.at('warn').filter((l) => l.message === 'run notification failed').length, 1);
+      assert.doesNotMatch(logger.text(), /10\.0\.0\.9/);
+    });
+  });
+}
