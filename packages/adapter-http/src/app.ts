@@ -16,24 +16,27 @@ export type { HttpAppSettings, HttpOperation, HttpUseCases, ReadinessCheck } fro
 /** A Koa application built by {@link createHttpApp} or {@link createEgressApp}. */
 export type HttpApp = Koa;
 
-/** What both apps are built from, computed once per settings. */
+/** What a listener's routes are built from, computed once per app. */
 function depsOf(useCases: HttpUseCases, settings: HttpAppSettings): RouteDeps {
   const limits = enforcedLimits(settings);
+  let yaml: Buffer | undefined;
   return {
     useCases,
     settings,
     limits,
     index: useCases.describeApi.execute(),
-    openApiYaml: Buffer.from(
-      openApiYaml({
-        baseUrl: settings.baseUrl,
-        egressUrl: settings.egressUrl,
-        credentialLimit: limits.credential,
-        agentLimit: limits.agent,
-        bodyLimitBytes: limits.bodyLimitBytes,
-        deprecatedOperations: Object.keys(settings.deprecations ?? {}),
-      }),
-    ),
+    // Only a listener that serves the document pays for its YAML, once.
+    openApiYaml: () =>
+      (yaml ??= Buffer.from(
+        openApiYaml({
+          baseUrl: settings.baseUrl,
+          egressUrl: settings.egressUrl,
+          credentialLimit: limits.credential,
+          agentLimit: limits.agent,
+          bodyLimitBytes: limits.bodyLimitBytes,
+          deprecatedOperations: Object.keys(settings.deprecations ?? {}),
+        }),
+      )),
     cacheMaxAgeSeconds: settings.cacheMaxAgeSeconds ?? 300,
   };
 }
@@ -59,8 +62,8 @@ function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, path
     const { authenticate: authenticator, rateLimits } = deps.useCases;
     handler = async (ctx) => {
       setHeaders(ctx, deprecation);
-      const principal = await authenticate(ctx, authenticator, credential);
-      if (principal !== undefined) await meteredRoute(ctx, { principal, meter: rateLimits.meterFor(principal) }, handle);
+      const caller = await authenticate(ctx, authenticator, rateLimits, credential);
+      if (caller !== undefined) await meteredRoute(ctx, caller, handle);
     };
   }
   return { method: route.method, paths, handler };

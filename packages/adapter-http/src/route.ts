@@ -18,8 +18,8 @@ export interface RouteDeps {
   readonly limits: EnforcedLimits;
   /** The API index (built once by `DescribeApi`). */
   readonly index: ApiIndex;
-  /** The served OpenAPI document, YAML, assembled from the route list. */
-  readonly openApiYaml: Buffer;
+  /** The served OpenAPI document, YAML, assembled from the route list (built on first call). */
+  readonly openApiYaml: () => Buffer;
   /** `max-age` of cacheable fixed answers, in seconds. */
   readonly cacheMaxAgeSeconds: number;
 }

@@ -11,5 +11,5 @@ export const openApiDocumentRoute: FixedRoute = {
   operationId: 'openApiDocument',
   method: 'GET',
   paths: { main: ['/openapi.yaml', '/docs/api-reference/openapi.yaml'] },
-  answer: ({ openApiYaml, cacheMaxAgeSeconds }) => cachedAnswer('application/yaml; charset=utf-8', openApiYaml, cacheMaxAgeSeconds),
+  answer: ({ openApiYaml, cacheMaxAgeSeconds }) => cachedAnswer('application/yaml; charset=utf-8', openApiYaml(), cacheMaxAgeSeconds),
 };
