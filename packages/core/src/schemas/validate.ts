@@ -167,8 +167,27 @@ function schemaView(value: unknown): unknown {
   return changed ? view : value;
 }
 
+/**
+ * True when `value` holds an {@link ExactNumber} or a non-finite number anywhere, i.e.
+ * when {@link schemaView} would change it. A scan that allocates nothing: most bodies
+ * hold neither, and building the view of a run-start body cost about 3 µs a request
+ * (measured: 888 ms self time of 300k `StartRun` calls), most of it allocation.
+ */
+function needsView(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (value instanceof ExactNumber) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (needsView(item)) return true;
+    return false;
+  }
+  const source = value as Record<string, unknown>;
+  for (const key in source) if (Object.prototype.hasOwnProperty.call(source, key) && needsView(source[key])) return true;
+  return false;
+}
+
 function run<T>(validate: ValidateFunction<T>, body: unknown): Result<T, ValidationIssue[]> {
-  if (validate(schemaView(body))) return ok(body as T);
+  if (validate(needsView(body) ? schemaView(body) : body)) return ok(body as T);
   return err(issuesOf(validate.errors, body));
 }
 
