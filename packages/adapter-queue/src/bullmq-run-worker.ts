@@ -1,4 +1,4 @@
-import type { Clock, Logger, Notifier, RunProcessor } from '@svc/core';
+import type { Logger, RunProcessor } from '@svc/core';
 import { silentLogger } from '@svc/core';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -6,19 +6,9 @@ import type { RunJobData } from './bullmq-run-queue.js';
 import { quitWithin } from './close-within.js';
 import { RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';
 import { msUntil, within } from './within.js';
-import type { RunWorkerCloseReport } from './run-backend.js';
+import type { RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
 import { RunLifecycle, typeOf } from './run-lifecycle.js';
 import type { RunStatusStore } from './run-status-store.js';
-
-/** Settings of a worker that every implementation shares. */
-export interface RunWorkerOptions {
-  /** Told once when a run reaches a final status (e.g. {@link LogNotifier}); default: nobody. */
-  readonly notifier?: Notifier;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
-  /** Runs processed at the same time by this worker; default 1. */
-  readonly concurrency?: number;
-}
 
 /** BullMQ settings of {@link BullMqRunWorker}; defaults are BullMQ's. */
 export interface BullMqRunWorkerSettings extends RunWorkerOptions {
