@@ -4,7 +4,7 @@
  * table `dbo.bench_rows` in its table emulator. Prints one JSON line, `{"port": N}`,
  * once it listens; stops on SIGTERM.
  */
-import { TdsServer } from '@svc/adapter-sqlserver/testing';
+import { TdsServer } from '@svc/tds-server';
 import { INSERT_TABLE } from '../fixtures.js';
 
 const entity = `${INSERT_TABLE.schema}.${INSERT_TABLE.table}`;
