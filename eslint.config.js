@@ -1,5 +1,7 @@
 // Lint, and the dependency rules of ARCHITECTURE.md as a build step: the core imports no
 // framework and no adapter; an adapter imports only the core (never another adapter).
+// Import cycles are refused by dependency-cruiser (.dependency-cruiser.mjs, in `pnpm lint`),
+// which, unlike import-x/no-cycle, also sees cycles of type-only imports.
 import tseslint from 'typescript-eslint';
 
 const FRAMEWORKS = ['koa', '@koa/*', 'knex', 'tedious', 'ioredis', 'bullmq', 'rate-limiter-flexible', 'inversify', 'reflect-metadata', 'pino', 'yaml'];

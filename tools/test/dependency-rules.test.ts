@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { cruise, type ICruiseOptions } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import { ESLint } from 'eslint';
+import { readFile } from 'node:fs/promises';
 
 // Proves the dependency rules of ARCHITECTURE.md are enforced, not just configured: the
 // lint step fails on each kind of violation, and passes on the allowed import.
@@ -32,5 +35,45 @@ describe('dependency rules (eslint)', function () {
   it('passes when an adapter imports the core', async function () {
     const ids = await ruleIdsFor('packages/adapter-http/src/ok.ts', `import { ok } from '@svc/core';\nexport const y = ok;\n`);
     expect(ids).to.not.include('no-restricted-imports');
+  });
+});
+
+// The house has no import cycle: the repository's own dependency-cruiser configuration,
+// run on fixtures. Only `exclude` is replaced (the configuration excludes the fixtures, so
+// that the repository's check passes); the rule itself is the one the lint step uses.
+describe('no import cycle (dependency-cruiser)', function () {
+  this.timeout(60_000);
+  const CONFIG = '.dependency-cruiser.mjs';
+  const FIXTURES = 'tools/test/fixtures/import-cycle';
+  let options: ICruiseOptions;
+
+  before(async function () {
+    options = { ...(await extractDepcruiseOptions(`./${CONFIG}`)), exclude: { path: '(^|/)node_modules/' } };
+  });
+
+  async function violationsFor(file: string): Promise<string[]> {
+    const result = await cruise([`${FIXTURES}/${file}`], options);
+    if (typeof result.output === 'string') throw new Error('expected the JSON result, got a report');
+    expect(result.output.modules.map((m) => m.source), 'the fixture was cruised').to.include(`${FIXTURES}/${file}`);
+    return result.output.summary.violations.map((v) => v.rule.name);
+  }
+
+  it('fails on a cycle of value imports', async function () {
+    expect(await violationsFor('value-a.ts')).to.include('no-circular');
+  });
+
+  it('fails on a cycle of type-only imports (the kind tools/tds-server had)', async function () {
+    expect(await violationsFor('type-a.ts')).to.include('no-circular');
+  });
+
+  it('passes one-way imports', async function () {
+    expect(await violationsFor('acyclic-root.ts')).to.deep.equal([]);
+  });
+
+  it('runs in `pnpm lint` and in `pnpm test`, over every workspace folder', async function () {
+    const { scripts } = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<string, string> };
+    for (const name of ['lint', 'test']) {
+      expect(scripts[name], name).to.contain(`depcruise --config ${CONFIG} packages examples bench tools`);
+    }
   });
 });

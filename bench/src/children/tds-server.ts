@@ -1,10 +1,10 @@
 /**
- * The scripted TDS server of `@svc/adapter-sqlserver/testing` in its own process (so it
+ * The scripted TDS server of `@svc/tds-server` in its own process (so it
  * shares a core with neither the load generator nor the API server), with the bench's
  * table `dbo.bench_rows` in its table emulator. Prints one JSON line, `{"port": N}`,
  * once it listens; stops on SIGTERM.
  */
-import { TdsServer } from '@svc/adapter-sqlserver/testing';
+import { TdsServer } from '@svc/tds-server';
 import { INSERT_TABLE } from '../fixtures.js';
 
 const entity = `${INSERT_TABLE.schema}.${INSERT_TABLE.table}`;

@@ -1,4 +1,4 @@
-import { TdsServer } from '@svc/adapter-sqlserver/testing';
+import { TdsServer } from '@svc/tds-server';
 import { sha256Hex } from '@svc/core';
 import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';

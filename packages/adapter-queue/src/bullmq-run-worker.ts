@@ -1,4 +1,4 @@
-import type { Clock, Logger, Notifier, RunProcessor, RunStore } from '@svc/core';
+import type { Logger, RunProcessor, RunStore } from '@svc/core';
 import { errorTypeOf, RunLifecycle, silentLogger } from '@svc/core';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -6,17 +6,7 @@ import type { RunJobData } from './bullmq-run-queue.js';
 import { quitWithin } from './close-within.js';
 import { RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';
 import { msUntil, within } from './within.js';
-import type { RunWorkerCloseReport } from './run-backend.js';
-
-/** Settings of a worker that every implementation shares. */
-export interface RunWorkerOptions {
-  /** Told once when a run reaches a final status (e.g. {@link LogNotifier}); default: nobody. */
-  readonly notifier?: Notifier;
-  readonly logger?: Logger;
-  readonly clock?: Clock;
-  /** Runs processed at the same time by this worker; default 1. */
-  readonly concurrency?: number;
-}
+import type { RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
 
 /** BullMQ settings of {@link BullMqRunWorker}; defaults are BullMQ's. */
 export interface BullMqRunWorkerSettings extends RunWorkerOptions {

@@ -2,8 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { within } from './within.js';
 import type { Logger, RunProcessor, RunStore } from '@svc/core';
 import { errorTypeOf, InMemoryRunQueue, InMemoryRunStore, RunLifecycle, silentLogger, type InMemoryRunStoreOptions } from '@svc/core';
-import type { RunWorkerOptions } from './bullmq-run-worker.js';
-import type { RunBackend, RunWorkerCloseReport } from './run-backend.js';
+import type { RunBackend, RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
 
 /** Options of {@link InProcessRunWorker}. */
 export interface InProcessRunWorkerOptions extends RunWorkerOptions {

@@ -9,7 +9,7 @@
  * - {@link DemoRunProcessor} (a stand-in agent) and {@link LogNotifier}.
  * Source: CONTRACT.md "Runs"; ARCHITECTURE.md.
  */
-export type { RunBackend, RunWorker, RunWorkerCloseReport } from './run-backend.js';
+export type { RunBackend, RunWorker, RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
 export { BullMqRuns, DEFAULT_OPERATION_TIMEOUT_MS, type BullMqRunsSettings } from './bullmq-runs.js';
 export { BullMqRunQueue, RUN_JOB_NAME, type BullMqRunQueueOptions, type KeepFinishedJobs, type RunJobData } from './bullmq-run-queue.js';
 export {
@@ -17,7 +17,6 @@ export {
   INTERRUPTED_REASON,
   type BullMqRunWorkerOptions,
   type BullMqRunWorkerSettings,
-  type RunWorkerOptions,
 } from './bullmq-run-worker.js';
 export { RedisRunStore, DEFAULT_FINISHED_RUN_TTL_SECONDS, type RedisRunStoreOptions } from './redis-run-store.js';
 export { createRedisClient, reconnectDelayMs, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';

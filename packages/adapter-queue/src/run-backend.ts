@@ -1,5 +1,14 @@
-import type { RunProcessor, RunQueue, RunStore } from '@svc/core';
-import type { RunWorkerOptions } from './bullmq-run-worker.js';
+import type { Clock, Logger, Notifier, RunProcessor, RunQueue, RunStore } from '@svc/core';
+
+/** Settings of a worker that every implementation shares. */
+export interface RunWorkerOptions {
+  /** Told once when a run reaches a final status (e.g. {@link LogNotifier}); default: nobody. */
+  readonly notifier?: Notifier;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Runs processed at the same time by this worker; default 1. */
+  readonly concurrency?: number;
+}
 
 /** What a bounded close of a worker left undone. */
 export interface RunWorkerCloseReport {

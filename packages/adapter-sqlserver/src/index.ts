@@ -1,7 +1,7 @@
 /**
  * `@svc/adapter-sqlserver`: the core's `RecordWriter` on SQL Server (knex pools, tedious
  * connections), with the egress route and the SQL Server error mapping.
- * The scripted TDS server for tests lives in `@svc/adapter-sqlserver/testing`.
+ * Its tests run tedious against the scripted TDS server of `@svc/tds-server` (tools/tds-server).
  */
 export { SqlServerRecordWriter } from './sqlserver-record-writer.js';
 export {

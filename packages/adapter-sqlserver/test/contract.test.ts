@@ -1,6 +1,6 @@
 import { recordWriterContract } from '@svc/core/testing';
 import { SqlServerRecordWriter } from '@svc/adapter-sqlserver';
-import { TdsServer, type EmulatedRow } from '@svc/adapter-sqlserver/testing';
+import { TdsServer, type EmulatedRow } from '@svc/tds-server';
 import { aSqlServerConnection, CONNECTION_ID, settingsFor } from './support.js';
 
 // The writer passes the same suite as the in-memory fake (ARCHITECTURE.md "Style to

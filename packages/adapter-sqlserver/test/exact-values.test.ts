@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ExactNumber, type EntityName } from '@svc/core';
-import { TdsServer } from '@svc/adapter-sqlserver/testing';
+import { TdsServer } from '@svc/tds-server';
 import { aSqlServerConnection, Writers } from './support.js';
 
 // CONTRACT.md "Exact values", proved by what the scripted TDS server decodes from the

@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { EntityName, WriteError } from '@svc/core';
 import { SqlServerRecordWriter, UnmappedSqlServerError } from '@svc/adapter-sqlserver';
 import { eventually } from '@svc/core/testing';
-import { requireLogin, sqlServerErrors, TdsServer, type SqlMessage, type TdsResponse } from '@svc/adapter-sqlserver/testing';
+import { requireLogin, sqlServerErrors, TdsServer, type SqlMessage, type TdsResponse } from '@svc/tds-server';
 import { aSqlServerConnection, CONNECTION_ID, OTHER_CONNECTION_ID, PASSWORD, RecordingLogger, settingsFor, USER, Writers } from './support.js';
 
 const connection = aSqlServerConnection();

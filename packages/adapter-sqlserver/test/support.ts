@@ -1,6 +1,6 @@
 import type { Connection } from '@svc/core';
 import { SqlServerRecordWriter, type SqlServerConnectionSettings, type SqlServerRecordWriterSettings } from '@svc/adapter-sqlserver';
-import type { TdsServer } from '@svc/adapter-sqlserver/testing';
+import type { TdsServer } from '@svc/tds-server';
 
 /** The connection every test writes to. */
 export const CONNECTION_ID = '3f1c2a9e-5b7d-4e21-9c3a-0d8e6f4b2a11';

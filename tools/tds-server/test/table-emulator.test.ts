@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { TableEmulator, type TdsParameter, type TdsRequest, type TdsResult } from '@svc/adapter-sqlserver/testing';
+import { TableEmulator, type TdsParameter, type TdsRequest, type TdsResult } from '@svc/tds-server';
 
 function rpc(sql: string, parameters: Record<string, string | number | boolean | null> = {}): TdsRequest {
   const list: TdsParameter[] = Object.entries(parameters).map(([name, value]) => ({ name, type: 'any', value }));

@@ -1,5 +1,5 @@
 import type { SqlMessage, TdsCell } from './tds-protocol.js';
-import type { TdsRequest, TdsResponse, TdsResult } from './tds-server.js';
+import type { TdsRequest, TdsResponse, TdsResult } from './tds-exchange.js';
 
 /** A value held by an emulated table. */
 export type EmulatedValue = string | number | boolean | null;

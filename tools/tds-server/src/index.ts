@@ -1,7 +1,7 @@
 /**
- * `@svc/adapter-sqlserver/testing`: test support, not part of the main entry. A scripted
- * TDS 7.4 server on loopback that tedious (and so the SQL Server writer, or the whole
- * API server) can talk to, with a stateful table emulator as its default handler.
+ * `@svc/tds-server`: a scripted TDS 7.4 server on loopback that tedious (and so the SQL
+ * Server writer, or the whole API server) can talk to, with a stateful table emulator as
+ * its default handler. A private tool for tests and the bench; no package ships it.
  */
 export {
   TdsServer,
@@ -12,13 +12,9 @@ export {
   type TdsLogin,
   type TdsLoginHandler,
   type TdsLoginResponse,
-  type TdsParameter,
-  type TdsRequest,
-  type TdsRequestHandler,
-  type TdsResponse,
-  type TdsResult,
   type TdsServerOptions,
 } from './tds-server.js';
+export type { TdsParameter, TdsRequest, TdsRequestHandler, TdsResponse, TdsResult } from './tds-exchange.js';
 export {
   TableEmulator,
   sqlServerErrors,

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { once } from 'node:events';
 import { Connection, Request, TYPES, type ConnectionConfiguration } from 'tedious';
 import { eventually } from '@svc/core/testing';
-import { requireLogin, TdsServer } from '@svc/adapter-sqlserver/testing';
+import { requireLogin, TdsServer } from '@svc/tds-server';
 
 function config(server: TdsServer, options: Partial<NonNullable<ConnectionConfiguration['options']>> = {}): ConnectionConfiguration {
   return {
