@@ -329,6 +329,7 @@ export function httpSettings(settings: ServerSettings, logger: Logger, isDrainin
     baseUrl: settings.baseUrl,
     egressUrl: settings.egressUrl,
     credentialLimit: settings.rateLimits.credential,
+    agentLimit: settings.rateLimits.agent,
     deprecations: settings.deprecations,
     logger,
     readiness,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
+import { DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RATE_LIMITS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
 import { QUIT_TIMEOUT_MS } from '@svc/adapter-queue/memory';
 import { parse as parseYaml } from 'yaml';
 
@@ -353,8 +353,14 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
     egressListen: listenEgress,
     ...opt('egressSourceAddress', c.egress?.source_address as string | undefined),
     rateLimits: {
-      credential: { limit: c.rate_limits?.credential?.requests ?? 600, windowSeconds: c.rate_limits?.credential?.window_seconds ?? 60 },
-      agent: { limit: c.rate_limits?.agent?.requests ?? 30, windowSeconds: c.rate_limits?.agent?.window_seconds ?? 60 },
+      credential: {
+        limit: c.rate_limits?.credential?.requests ?? DEFAULT_RATE_LIMITS.credential.limit,
+        windowSeconds: c.rate_limits?.credential?.window_seconds ?? DEFAULT_RATE_LIMITS.credential.windowSeconds,
+      },
+      agent: {
+        limit: c.rate_limits?.agent?.requests ?? DEFAULT_RATE_LIMITS.agent.limit,
+        windowSeconds: c.rate_limits?.agent?.window_seconds ?? DEFAULT_RATE_LIMITS.agent.windowSeconds,
+      },
       instanceCount: c.rate_limits?.instance_count ?? 1,
     },
     ...opt('redisUrl', (c.redis_url as string | undefined) ?? (env['REDIS_URL'] || undefined)),

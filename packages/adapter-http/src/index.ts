@@ -1,11 +1,17 @@
 /**
  * `@svc/adapter-http`: the Koa HTTP adapter of the svc core: the main app, the egress
- * app, problem details, rate-limit and deprecation headers, and the OpenAPI 3.1 document.
+ * app (both built from the route list of `routes/`), problem details, rate-limit and
+ * deprecation headers, and the OpenAPI 3.1 document.
  */
-export * from './http-app.js';
+export * from './app.js';
+export * from './settings.js';
+export * from './route.js';
+export { ROUTES } from './routes/index.js';
 export * from './problem.js';
 export * from './rate-limit-headers.js';
-export * from './deprecation.js';
-export * from './openapi.js';
+export * from './pipeline/deprecation.js';
+export * from './openapi/document.js';
+export type { Json, JsonObject } from './openapi/components.js';
+export type { FixedAnswer } from './pipeline/fixed-answer.js';
 export * from './llms-txt.js';
 export * from './client-errors.js';

@@ -1,10 +1,16 @@
-import type { ApiIndex } from '@svc/core';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMITS, type ApiIndex, type WindowLimit } from '@svc/core';
+import { formatBytes } from './settings.js';
 
 /**
  * The `/llms.txt` text (llmstxt.org format): what the API does and where its machine
  * readable description is, for people and language models. Also served at `/docs`.
+ * The credential limit comes from the index; `limits` gives the per-agent limit and the
+ * body limit the server enforces (default: the core's defaults).
  */
-export function llmsTxt(index: ApiIndex): string {
+export function llmsTxt(
+  index: ApiIndex,
+  limits: { readonly agent: WindowLimit; readonly bodyLimitBytes: number } = { agent: DEFAULT_RATE_LIMITS.agent, bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES },
+): string {
   const r = index.resources;
   return `# ${index.name}
 
@@ -23,8 +29,8 @@ Every operation hangs off ${index.base_url}/api/${index.version}. Send an API ke
 
 ## Limits
 
-- ${index.rate_limits.requests} requests per ${index.rate_limits.window_seconds} seconds per credential; 30 run starts per 60 seconds per agent. Over a limit: 429 with ${index.rate_limits.response_headers.join(', ')}.
-- JSON bodies up to 1 MiB.
+- ${index.rate_limits.requests} requests per ${index.rate_limits.window_seconds} seconds per credential; ${limits.agent.limit} run starts per ${limits.agent.windowSeconds} seconds per agent. Over a limit: 429 with ${index.rate_limits.response_headers.join(', ')}.
+- JSON bodies up to ${formatBytes(limits.bodyLimitBytes)}.
 
 ## Specification
 

@@ -17,6 +17,7 @@ export * from './domain/run-request.js';
 export * from './domain/run.js';
 export * from './domain/principal.js';
 export * from './domain/rate-limit.js';
+export * from './domain/limits.js';
 
 export type * from './ports/credential-store.js';
 export type * from './ports/connection-catalog.js';
@@ -34,6 +35,7 @@ export * from './ports/logger.js';
 export * from './schemas/common.js';
 export * from './schemas/record-schemas.js';
 export * from './schemas/run-schemas.js';
+export * from './schemas/response-schemas.js';
 export * from './schemas/validate.js';
 
 export * from './use-cases/rate-limit-policy.js';

@@ -23,3 +23,16 @@ export function deprecationHeaders(d: Deprecation): Record<string, string> {
   if (d.sunsetAt !== undefined) headers['Sunset'] = d.sunsetAt.toUTCString();
   return headers;
 }
+
+/** Header name and value pairs, computed once per route and set in order. */
+export type HeaderList = readonly (readonly [string, string])[];
+
+/** {@link deprecationHeaders} as a list to set on every answer of the operation; empty when not deprecated. */
+export function deprecationHeaderList(d: Deprecation | undefined): HeaderList {
+  return d === undefined ? [] : Object.entries(deprecationHeaders(d));
+}
+
+/** Sets precomputed headers, in order (the deprecation stage of an operation). */
+export function setHeaders(ctx: { readonly res: { setHeader(name: string, value: string): unknown } }, headers: HeaderList): void {
+  for (const [name, value] of headers) ctx.res.setHeader(name, value);
+}

@@ -4,7 +4,8 @@ import { brotliDecompress, gunzip, inflate, type InputType, type ZlibOptions, ty
 import { parse, type ValueNode } from '@humanwhocodes/momoa';
 import { escapePointerToken, parseJsonNumber } from '@svc/core';
 import getRawBody from 'raw-body';
-import { HttpProblem } from './problem.js';
+import type { Context } from 'koa';
+import { HttpProblem } from '../problem.js';
 
 /** Content codings a request body may be sent with (RFC 9110 §8.4.1), by their name. */
 const DECODERS: Readonly<Record<string, (buffer: InputType, options: ZlibOptions & BrotliOptions) => Promise<Buffer>>> = {
@@ -18,6 +19,33 @@ const DECODERS: Readonly<Record<string, (buffer: InputType, options: ZlibOptions
 
 /** The `Accept-Encoding` a 415 for a content coding carries (RFC 9110 §15.5.16). */
 export const ACCEPTED_CONTENT_CODINGS = 'gzip, deflate, br';
+
+// Every 415 of a body says which codings it may use, so one documented answer covers the
+// media type, the charset and the coding (RFC 9110 §15.5.16).
+const ACCEPT_ENCODING = { 'Accept-Encoding': ACCEPTED_CONTENT_CODINGS } as const;
+
+/**
+ * The JSON body of a request, with its size limit: 415 `unsupported_media_type` for
+ * another media type than `application/json` (or `+json`), a charset other than UTF-8 or
+ * an unsupported `Content-Encoding`; 413 over `limitBytes`, counted after decoding; 400
+ * `invalid_json` for a body that cannot be decoded or parsed, or that repeats a member
+ * name (see {@link readJsonBody}). An absent body is `undefined`: the use case's
+ * validation names it. Source: CONTRACT.md "Request bodies and headers".
+ *
+ * @throws HttpProblem with `unsupported_media_type`, `payload_too_large` or `invalid_json`.
+ */
+export async function jsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
+  const hasBody = (ctx.request.length ?? 0) > 0 || ctx.request.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return undefined;
+  if (ctx.request.is('application/json', 'application/*+json') === false) {
+    throw new HttpProblem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.', ACCEPT_ENCODING);
+  }
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new HttpProblem('unsupported_media_type', 'The request body charset is not supported; send UTF-8.', ACCEPT_ENCODING);
+  }
+  return readJsonBody(ctx.req, limitBytes);
+}
 
 // Deflate's worst case adds 5 bytes per 64 KiB stored block, gzip 18 bytes of frame,
 // brotli a few bytes per uncompressed meta-block: a coded body whose decoded form fits

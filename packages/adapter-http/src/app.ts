@@ -1,0 +1,108 @@
+import { silentLogger } from '@svc/core';
+import Koa, { type Context } from 'koa';
+import { openApiYaml } from './openapi/document.js';
+import { authenticate } from './pipeline/authenticate.js';
+import { deprecationHeaderList, setHeaders } from './pipeline/deprecation.js';
+import { sendFixed } from './pipeline/fixed-answer.js';
+import { meteredRoute } from './pipeline/rate-limit.js';
+import { requestContext } from './pipeline/request-context.js';
+import { routeMatching, type Handler, type MountedRoute, type OtherMethods } from './pipeline/router.js';
+import type { Listener, RouteDefinition, RouteDeps } from './route.js';
+import { ROUTES } from './routes/index.js';
+import { enforcedLimits, type HttpAppSettings, type HttpOperation, type HttpUseCases } from './settings.js';
+
+export type { HttpAppSettings, HttpOperation, HttpUseCases, ReadinessCheck } from './settings.js';
+
+/** A Koa application built by {@link createHttpApp} or {@link createEgressApp}. */
+export type HttpApp = Koa;
+
+/** What a listener's routes are built from, computed once per app. */
+function depsOf(useCases: HttpUseCases, settings: HttpAppSettings): RouteDeps {
+  const limits = enforcedLimits(settings);
+  let yaml: Buffer | undefined;
+  return {
+    useCases,
+    settings,
+    limits,
+    index: useCases.describeApi.execute(),
+    // Only a listener that serves the document pays for its YAML, once.
+    openApiYaml: () =>
+      (yaml ??= Buffer.from(
+        openApiYaml({
+          baseUrl: settings.baseUrl,
+          egressUrl: settings.egressUrl,
+          credentialLimit: limits.credential,
+          agentLimit: limits.agent,
+          bodyLimitBytes: limits.bodyLimitBytes,
+          deprecatedOperations: Object.keys(settings.deprecations ?? {}),
+        }),
+      )),
+    cacheMaxAgeSeconds: settings.cacheMaxAgeSeconds ?? 300,
+  };
+}
+
+/**
+ * One route as `listener` serves it: its handler behind the stages it needs, composed
+ * once (no per-request closure): deprecation headers, then for an authenticated route
+ * the credential stage and the rate-limit stage, then the route's own handler.
+ */
+function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, paths: readonly string[]): MountedRoute {
+  const deprecation = deprecationHeaderList(deps.settings.deprecations?.[route.operationId as HttpOperation]);
+  if (route.kind === 'fixed') {
+    const answer = route.answer(deps, deprecation);
+    return { method: route.method, paths, handler: (ctx: Context) => sendFixed(ctx, answer), fixed: answer };
+  }
+  let handler: Handler;
+  if (route.kind === 'public') {
+    const handle = route.handler(deps, listener);
+    handler = deprecation.length === 0 ? handle : (ctx) => (setHeaders(ctx, deprecation), handle(ctx));
+  } else {
+    const handle = route.handler(deps, listener);
+    const { credential } = route;
+    const { authenticate: authenticator, rateLimits } = deps.useCases;
+    handler = async (ctx) => {
+      setHeaders(ctx, deprecation);
+      const caller = await authenticate(ctx, authenticator, rateLimits, credential);
+      if (caller !== undefined) await meteredRoute(ctx, caller, handle);
+    };
+  }
+  return { method: route.method, paths, handler };
+}
+
+function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: Listener, otherMethods: OtherMethods, routes: readonly RouteDefinition[]): Koa {
+  const deps = depsOf(useCases, settings);
+  const mounted: MountedRoute[] = [];
+  for (const route of routes) {
+    const paths = route.paths[listener];
+    if (paths !== undefined) mounted.push(mount(route, deps, listener, paths));
+  }
+  const app = new Koa();
+  app.silent = true;
+  app.use(requestContext(settings.logger ?? silentLogger));
+  for (const stage of routeMatching(mounted, otherMethods)) app.use(stage);
+  return app;
+}
+
+/**
+ * The Koa app of the main address (`{base_url}`): the operations of api-spec.md
+ * (`GET /api/v1`, `POST`/`PATCH /api/v1/connections/{connection_id}/records`,
+ * `POST /api/v1/agents/{agent_id}/run`, `GET /api/v1/runs/{run_id}`), the OpenAPI
+ * document at `/openapi.yaml` and `/docs/api-reference/openapi.yaml`, `/llms.txt`,
+ * `/docs`, the OAuth protected resource metadata (RFC 9728), `/livez` and `/readyz`:
+ * the routes of `routes/`. A known path answers another method with 405 and `Allow`,
+ * `OPTIONS` with 204. Errors are RFC 9457 problem details (CONTRACT.md "Envelope and errors").
+ */
+export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings, routes: readonly RouteDefinition[] = ROUTES): Koa {
+  return build(useCases, settings, 'main', 'method_not_allowed', routes);
+}
+
+/**
+ * The Koa app of the direct stable-egress address (`{egress_url}`): the routes that name
+ * the egress listener (`POST` and `PATCH /v1/connections/{connection_id}/records`), with
+ * the same credentials, bodies and answers as the main address, always on the egress
+ * route. Anything else, another method on those paths included: 404.
+ * Source: api-spec.md "POST .../records"; CONTRACT.md "Addresses".
+ */
+export function createEgressApp(useCases: HttpUseCases, settings: HttpAppSettings, routes: readonly RouteDefinition[] = ROUTES): Koa {
+  return build(useCases, settings, 'egress', 'not_found', routes);
+}

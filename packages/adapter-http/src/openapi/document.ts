@@ -1,0 +1,154 @@
+import {
+  apiIndexSchema,
+  DEPRECATION_HEADERS,
+  MINIMUM_SUNSET_NOTICE_DAYS,
+  filesRunBodySchema,
+  fileReferenceSchema,
+  insertRecordBodySchema,
+  messageRunBodySchema,
+  problemDetailsSchema,
+  RATE_LIMIT_HEADERS,
+  rowWriteResponseSchema,
+  rowWriteResultSchema,
+  runResponseSchema,
+  runStartResponseSchema,
+  runStartResultSchema,
+  runViewSchema,
+  startRunBodySchema,
+  updateRecordBodySchema,
+  type WindowLimit,
+} from '@svc/core';
+import { stringify } from 'yaml';
+import { STATUS_BY_CODE } from '../problem.js';
+import type { DocumentContext, Listener, RouteDefinition } from '../route.js';
+import { ROUTES } from '../routes/index.js';
+import { enforcedLimits, formatBytes } from '../settings.js';
+import { component, headerComponents, responseComponents, securitySchemes, type Json, type JsonObject } from './components.js';
+
+/** What the OpenAPI document needs to know: the addresses and the limits the server enforces. */
+export interface OpenApiSettings {
+  /** `{base_url}`, absolute, no trailing slash: `servers[0].url`. */
+  readonly baseUrl: string;
+  /** `{egress_url}`: the server of the direct stable-egress operations. */
+  readonly egressUrl: string;
+  /** The per-credential limit the server enforces. */
+  readonly credentialLimit: WindowLimit;
+  /** The per-agent limit on run creation; default `DEFAULT_RATE_LIMITS.agent`. */
+  readonly agentLimit?: WindowLimit;
+  /** The largest request body in bytes, after decoding; default `DEFAULT_BODY_LIMIT_BYTES`. */
+  readonly bodyLimitBytes?: number;
+  /** Operation ids marked deprecated (`deprecated: true` in the document). */
+  readonly deprecatedOperations?: readonly string[];
+}
+
+/** `:name` segments of a @koa/router path as OpenAPI `{name}` templates. */
+const template = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/gu, '{$1}');
+
+/**
+ * The schemas: request bodies and answers, all from the core, so the document cannot
+ * drift from what the use cases validate and return. `Problem.code` is narrowed to the
+ * codes of the adapter's status table (the core's schema allows any snake_case code).
+ */
+function schemaComponents(): JsonObject {
+  const problem = component(problemDetailsSchema) as { properties: JsonObject };
+  return {
+    InsertRecordRequest: component(insertRecordBodySchema),
+    UpdateRecordRequest: component(updateRecordBodySchema),
+    FileReference: component(fileReferenceSchema),
+    RunWithFiles: component(filesRunBodySchema),
+    RunWithMessage: component(messageRunBodySchema),
+    StartRunRequest: component(startRunBodySchema),
+    Problem: {
+      ...problem,
+      properties: { ...problem.properties, code: { type: 'string', enum: Object.keys(STATUS_BY_CODE), description: 'Machine-readable, snake_case.' } },
+    },
+    RowWriteResult: component(rowWriteResultSchema),
+    RowWriteResponse: component(rowWriteResponseSchema),
+    RunStartResult: component(runStartResultSchema),
+    RunStartResponse: component(runStartResponseSchema),
+    Run: component(runViewSchema),
+    RunResponse: component(runResponseSchema),
+    ApiIndex: component(apiIndexSchema),
+  };
+}
+
+/** The `paths` object: each documented route on each listener it is served on, main first. */
+function pathsOf(routes: readonly RouteDefinition[], doc: DocumentContext, deprecated: ReadonlySet<string>): JsonObject {
+  const paths: { [path: string]: { [key: string]: Json } } = {};
+  for (const listener of ['main', 'egress'] as const satisfies readonly Listener[]) {
+    for (const route of routes) {
+      const served = route.paths[listener];
+      if (route.openapi === undefined || served === undefined) continue;
+      // The egress address serves the same operation: deprecated with it (same headers).
+      const operation = { ...(route.openapi(doc, listener) as JsonObject), ...(deprecated.has(route.operationId) ? { deprecated: true } : {}) };
+      for (const path of served) {
+        let item = paths[template(path)];
+        if (item === undefined) {
+          item =
+            listener === 'egress'
+              ? {
+                  servers: [{ url: doc.egressUrl, description: 'Direct stable-egress address' }],
+                  description:
+                    'Served at the direct stable-egress address: same credentials, bodies and answers as at the base address, always on the egress route. Nothing else is served there (404).',
+                }
+              : {};
+          paths[template(path)] = item;
+        }
+        item[route.method.toLowerCase()] = operation;
+      }
+    }
+  }
+  return paths;
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of the API from the route list (each route's operation
+ * object) and the core's JSON Schemas, stating the limits the server enforces.
+ * Source: CONTRACT.md "Index and versioning"; OpenAPI 3.1.0.
+ */
+export function buildOpenApiDocument(settings: OpenApiSettings, routes: readonly RouteDefinition[] = ROUTES): Record<string, unknown> {
+  const limits = enforcedLimits(settings);
+  const doc: DocumentContext = { baseUrl: settings.baseUrl, egressUrl: settings.egressUrl, limits };
+  const { credential, agent, bodyLimitBytes } = limits;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent Runs and Connected Data API',
+      version: '1.0.0',
+      summary: 'Start agent runs and write single rows to connected SQL Server databases.',
+      description: [
+        'Successful bodies are wrapped in `{"data": ...}`, except `GET /api/v1`. Errors are RFC 9457 problem details (`application/problem+json`) with `status`, `detail`, `title` and a snake_case `code`, never wrapped.',
+        `Every authenticated response carries the rate-limit headers of the tightest applicable limit: ${credential.limit} requests / ${credential.windowSeconds} s per credential, plus ${agent.limit} / ${agent.windowSeconds} s per agent on run creation. A request refused with 429 is not charged to any window.`,
+        `Every response carries \`X-Request-Id\`. Unknown request body members are refused (400). Bodies are JSON, at most ${formatBytes(bodyLimitBytes)} (${bodyLimitBytes} bytes) once decoded.`,
+        'A request the HTTP parser refuses, on any path, gets a problem details answer with `X-Request-Id` and `Connection: close`: 400 `bad_request` (not HTTP/1.1) or `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`), 408 `request_timeout`, 413 `payload_too_large` (chunk extensions), 417 `expectation_failed` (an `Expect` other than `100-continue`), 431 `request_header_fields_too_large`; `CONNECT` answers 405 `method_not_allowed`. Two credentials that disagree (two `Authorization` lines, two `X-API-Key` lines, or `X-API-Key` and another bearer) answer 401 `invalid_credential`; the same credential repeated is accepted.',
+        `Deprecated operations answer with ${DEPRECATION_HEADERS.join(', ')} headers; the minimum sunset notice is ${MINIMUM_SUNSET_NOTICE_DAYS} days.`,
+      ].join('\n\n'),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: settings.baseUrl, description: 'Base address' }],
+    tags: [
+      { name: 'Discovery' },
+      { name: 'Connections', description: 'Row writes on connections that allow them (SQL Server).' },
+      { name: 'Agents' },
+      { name: 'Runs' },
+    ],
+    paths: pathsOf(routes, doc, new Set(settings.deprecatedOperations ?? [])),
+    components: {
+      schemas: schemaComponents(),
+      responses: responseComponents(limits),
+      headers: headerComponents(),
+      securitySchemes: securitySchemes(),
+    },
+    'x-rate-limit-headers': [...RATE_LIMIT_HEADERS],
+    'x-limits': {
+      credential: { requests: credential.limit, window_seconds: credential.windowSeconds },
+      agent: { requests: agent.limit, window_seconds: agent.windowSeconds },
+      body_bytes: bodyLimitBytes,
+    },
+  };
+}
+
+/** The document as YAML text (the served form). */
+export function openApiYaml(settings: OpenApiSettings, routes: readonly RouteDefinition[] = ROUTES): string {
+  return stringify(buildOpenApiDocument(settings, routes), { aliasDuplicateObjects: false, lineWidth: 0 });
+}

@@ -1,0 +1,42 @@
+import type { Authenticate, OperationId, RateLimitPolicy } from '@svc/core';
+import type { Context } from 'koa';
+import type { Caller } from '../route.js';
+import { sendError } from './problem-details.js';
+
+const WWW_AUTHENTICATE_REALM = 'Bearer realm="svc"';
+
+/**
+ * Credential extraction: hands every `X-API-Key` and `Authorization` line of the request
+ * to the core's `Authenticate` for `operation`. On failure it answers 401 (missing,
+ * invalid, expired or unsupported credential) or 403 (`insufficient_scope`) with the
+ * `WWW-Authenticate` of RFC 6750 §3, and returns `undefined`. An authenticated caller
+ * gets the request's rate-limit meter (`rateLimits.meterFor`), charged later, once.
+ * Source: CONTRACT.md "Authentication"; api-spec.md "Authentication".
+ */
+export async function authenticate(
+  ctx: Context,
+  authenticator: Pick<Authenticate, 'execute'>,
+  rateLimits: Pick<RateLimitPolicy, 'meterFor'>,
+  operation: OperationId,
+): Promise<Caller | undefined> {
+  // Every header line, from the raw headers: `ctx.request.headers` keeps only the first
+  // Authorization and joins repeated X-API-Key lines, which would hide a second
+  // credential (CONTRACT.md "Request bodies and headers").
+  const distinct = ctx.req.headersDistinct;
+  const result = await authenticator.execute({
+    apiKeys: distinct['x-api-key'] ?? [],
+    authorizations: distinct['authorization'] ?? [],
+    operation,
+  });
+  if (result.ok) return { principal: result.value, meter: rateLimits.meterFor(result.value) };
+  const error = result.error;
+  if (error.code === 'insufficient_scope') {
+    ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${error.requiredScope ?? ''}"`);
+  } else if (error.code === 'missing_credential') {
+    ctx.set('WWW-Authenticate', WWW_AUTHENTICATE_REALM);
+  } else {
+    ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="invalid_token"`);
+  }
+  sendError(ctx, error);
+  return undefined;
+}

@@ -1,0 +1,54 @@
+import type { DomainError, RequestMeter, Result } from '@svc/core';
+import type { Context } from 'koa';
+import { HttpProblem } from '../problem.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import type { Caller } from '../route.js';
+import { sendError, sendJson } from './problem-details.js';
+
+/**
+ * The rate-limit stage of an authenticated route: runs the route's handler, and makes
+ * sure the request was charged exactly once (core `RequestMeter`) and that its answer
+ * carries the rate-limit headers of that charge, like every authenticated answer
+ * (CONTRACT.md "Rate limits"):
+ * - the handler charged (through the use case): {@link sendResult} set the headers;
+ * - the body could not be read (415, 413, `invalid_json`: an {@link HttpProblem}), so the
+ *   use case never ran: the request is charged here; over the limit the answer is 429
+ *   `rate_limited`, else the body's problem;
+ * - the handler finished without charging: charged here; over the limit the answer
+ *   becomes 429 `rate_limited`.
+ * Any other throw passes on (with the headers of a charge already made).
+ */
+export async function meteredRoute(ctx: Context, caller: Caller, handle: (ctx: Context, caller: Caller) => Promise<void>): Promise<void> {
+  const meter = caller.meter;
+  try {
+    await handle(ctx, caller);
+  } catch (error) {
+    if (error instanceof HttpProblem && !meter.charged) {
+      const refused = await meter.charge();
+      setDecisionHeaders(ctx, meter);
+      if (refused !== undefined) throw new HttpProblem(refused.code, refused.detail);
+    } else {
+      setDecisionHeaders(ctx, meter);
+    }
+    throw error;
+  }
+  if (meter.charged) return;
+  const refused = await meter.charge();
+  setDecisionHeaders(ctx, meter);
+  if (refused !== undefined) sendError(ctx, refused);
+}
+
+function setDecisionHeaders(ctx: Context, meter: RequestMeter): void {
+  if (meter.decision !== undefined) setRateLimitHeaders(ctx.res, meter.decision);
+}
+
+/**
+ * Sends a use case's result: the rate-limit headers of the request's charge (before the
+ * body's headers), then `{"data": value}` with `status`, or the problem details of the
+ * error. Source: CONTRACT.md "Envelope and errors", "Rate limits".
+ */
+export function sendResult<T>(ctx: Context, meter: RequestMeter, result: Result<T, DomainError>, status: number): void {
+  setDecisionHeaders(ctx, meter);
+  if (result.ok) sendJson(ctx, status, { data: result.value });
+  else sendError(ctx, result.error);
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { DependencyUnavailableError, type Logger } from '@svc/core';
+import type { Context, Middleware, Next } from 'koa';
+import { HttpProblem } from '../problem.js';
+import { sendProblem } from './problem-details.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
+
+/**
+ * Request id, access log line and the error boundary: the outermost middleware. A valid
+ * incoming `X-Request-Id` is kept, else one is made; it goes on every answer. A thrown
+ * {@link HttpProblem} becomes its problem details (with its headers); a
+ * `DependencyUnavailableError` 503 `service_unavailable` with `Retry-After: 5`; any other
+ * throw a 500 `internal_error` that reveals nothing: the log line holds the request id
+ * and the error's type, never its message (it may hold SQL text).
+ * Source: CONTRACT.md "Envelope and errors".
+ */
+export function requestContext(logger: Logger): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.request.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state['requestId'] = requestId;
+    ctx.res.setHeader('X-Request-Id', requestId);
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof HttpProblem) {
+        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+        sendProblem(ctx, error.code, error.detail);
+      } else if (error instanceof DependencyUnavailableError) {
+        logger.warn({ request_id: requestId, dependency: error.dependency }, 'dependency unavailable');
+        ctx.set('Retry-After', '5');
+        sendProblem(ctx, 'service_unavailable', 'A service this operation depends on is unavailable; nothing was done. Retry later.');
+      } else {
+        const e = error as { name?: unknown; code?: unknown };
+        logger.error(
+          { request_id: requestId, error_type: typeof e?.name === 'string' ? e.name : typeof error, error_code: typeof e?.code === 'string' ? e.code : undefined },
+          'unexpected error',
+        );
+        sendProblem(ctx, 'internal_error', `An unexpected error occurred; quote request id ${requestId} when reporting it.`);
+      }
+    } finally {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 100) / 100 },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,29 @@
+import type { RouteDefinition } from '../route.js';
+import { describeApiRoute } from './describe-api.js';
+import { getRunRoute } from './get-run.js';
+import { insertRecordRoute } from './insert-record.js';
+import { livezRoute } from './livez.js';
+import { llmsTxtRoute } from './llms-txt.js';
+import { openApiDocumentRoute } from './openapi-document.js';
+import { protectedResourceMetadataRoute } from './protected-resource-metadata.js';
+import { readyzRoute } from './readyz.js';
+import { startRunRoute } from './start-run.js';
+import { updateRecordRoute } from './update-record.js';
+
+/**
+ * Every route of the API, in document order: the operations (documented in the OpenAPI
+ * document in this order), then the documents and health checks. Methods of one path are
+ * listed in `Allow` in this order.
+ */
+export const ROUTES: readonly RouteDefinition[] = [
+  describeApiRoute,
+  insertRecordRoute,
+  updateRecordRoute,
+  startRunRoute,
+  getRunRoute,
+  openApiDocumentRoute,
+  llmsTxtRoute,
+  protectedResourceMetadataRoute,
+  livezRoute,
+  readyzRoute,
+];

@@ -1,0 +1,43 @@
+import type { RecordWriteInput } from '@svc/core';
+import { apiKeyOnly, connectionIdParameter, contentEncodingParameter, egressHeaderParameter, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { sendResult } from '../pipeline/rate-limit.js';
+import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
+
+/**
+ * `POST /api/v1/connections/{connection_id}/records` (and `POST /v1/connections/{connection_id}/records`
+ * on the egress address): insert one row → 201 `{"data": {"rows_affected": 1}}`.
+ * On the main address the route comes from `X-Svc-Egress`; on the egress address it is
+ * always the egress route. Source: api-spec.md "POST .../records"; CONTRACT.md "Row writes", "Addresses".
+ */
+export const insertRecordRoute: AuthenticatedRoute = {
+  kind: 'authenticated',
+  operationId: 'insertRecord',
+  credential: 'insertRecord',
+  method: 'POST',
+  paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
+  handler: ({ useCases, limits }, listener) => {
+    const insertRecord = useCases.insertRecord;
+    return async (ctx, caller) => {
+      const input: RecordWriteInput = {
+        ...caller,
+        connectionId: pathParam(ctx, 'connection_id'),
+        body: await jsonBody(ctx, limits.bodyLimitBytes),
+        route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
+      };
+      sendResult(ctx, caller.meter, await insertRecord.execute(input), 201);
+    };
+  },
+  openapi: ({ limits }, listener) => ({
+    operationId: listener === 'egress' ? 'insertRecordViaEgress' : 'insertRecord',
+    tags: ['Connections'],
+    summary: 'Insert a single row',
+    description:
+      'Inserts one new row into `entity`. Only for `sqlserver` connections; other types answer 400 `writes_not_supported` before any database is touched. Identifiers are quoted, values are bound as parameters.' +
+      (listener === 'egress' ? ' This address always uses the stable egress route.' : ''),
+    security: apiKeyOnly,
+    parameters: listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter, contentEncodingParameter(limits)],
+    requestBody: { required: true, content: { 'application/json': { schema: schemaRef('InsertRecordRequest') } } },
+    responses: { '201': jsonResponse('Inserted.', 'RowWriteResponse'), ...rowWriteErrors() },
+  }),
+};

@@ -1,0 +1,46 @@
+import { MAX_BACKGROUND_FILES_PER_RUN, MAX_FILES_PER_RUN } from '@svc/core';
+import { apiKeyOrToken, authenticatedHeaders, contentEncodingParameter, headerRef, jsonResponse, responseRef, schemaRef } from '../openapi/components.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { sendResult } from '../pipeline/rate-limit.js';
+import { pathParam, type AuthenticatedRoute } from '../route.js';
+
+/**
+ * `POST /api/v1/agents/{agent_id}/run`: start an asynchronous run → 202
+ * `{"data": RunStartResult}` with `Location` = `status_url`. Charged to the credential
+ * and the agent. Source: api-spec.md "POST /api/v1/agents/{agent_id}/run"; CONTRACT.md "Runs".
+ */
+export const startRunRoute: AuthenticatedRoute = {
+  kind: 'authenticated',
+  operationId: 'startRun',
+  credential: 'startRun',
+  method: 'POST',
+  paths: { main: ['/api/v1/agents/:agent_id/run'] },
+  handler: ({ useCases, limits }) => {
+    const startRun = useCases.startRun;
+    return async (ctx, caller) => {
+      const result = await startRun.execute({ ...caller, agentId: pathParam(ctx, 'agent_id'), body: await jsonBody(ctx, limits.bodyLimitBytes) });
+      if (result.ok) ctx.res.setHeader('Location', result.value.status_url);
+      sendResult(ctx, caller.meter, result, 202);
+    };
+  },
+  openapi: ({ limits }) => ({
+    operationId: 'startRun',
+    tags: ['Agents', 'Runs'],
+    summary: 'Start an asynchronous run',
+    description: `Starts a run with uploaded files (Option 1: 1..${MAX_FILES_PER_RUN} files, optional message, \`process_together\`, \`notification_email\`, up to ${MAX_BACKGROUND_FILES_PER_RUN} background files) or a message only (Option 2). The option is chosen by the presence of \`files\` or another Option 1 member. Limited to ${limits.agent.limit} requests per ${limits.agent.windowSeconds} seconds per agent, in addition to the credential limit. Accepts OAuth access tokens with scope \`runs:write\`.`,
+    security: apiKeyOrToken('runs:write'),
+    parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }, contentEncodingParameter(limits)],
+    requestBody: { required: true, content: { 'application/json': { schema: schemaRef('StartRunRequest') } } },
+    responses: {
+      '202': jsonResponse('Accepted: the run is queued; follow `Location` (= `status_url`).', 'RunStartResponse', { ...authenticatedHeaders, Location: headerRef('Location') }),
+      '400': responseRef('BadRequest'),
+      '401': responseRef('Unauthorized'),
+      '403': responseRef('Forbidden'),
+      '404': responseRef('NotFound'),
+      '413': responseRef('PayloadTooLarge'),
+      '415': responseRef('UnsupportedMediaType'),
+      '429': responseRef('TooManyRequests'),
+      '503': responseRef('ServiceUnavailable'),
+    },
+  }),
+};

@@ -1,0 +1,44 @@
+import type { RecordWriteInput } from '@svc/core';
+import { apiKeyOnly, responseRef, connectionIdParameter, contentEncodingParameter, egressHeaderParameter, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { sendResult } from '../pipeline/rate-limit.js';
+import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
+
+/**
+ * `PATCH /api/v1/connections/{connection_id}/records` (and `PATCH /v1/connections/{connection_id}/records`
+ * on the egress address): update the one row selected by `key_column = key_value` → 200
+ * `{"data": {"rows_affected": 0|1}}`; 409 `ambiguous_key` when the key selects several rows.
+ * On the main address the route comes from `X-Svc-Egress`; on the egress address it is
+ * always the egress route. Source: api-spec.md "PATCH .../records"; CONTRACT.md "Row writes", "Addresses".
+ */
+export const updateRecordRoute: AuthenticatedRoute = {
+  kind: 'authenticated',
+  operationId: 'updateRecord',
+  credential: 'updateRecord',
+  method: 'PATCH',
+  paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
+  handler: ({ useCases, limits }, listener) => {
+    const updateRecord = useCases.updateRecord;
+    return async (ctx, caller) => {
+      const input: RecordWriteInput = {
+        ...caller,
+        connectionId: pathParam(ctx, 'connection_id'),
+        body: await jsonBody(ctx, limits.bodyLimitBytes),
+        route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
+      };
+      sendResult(ctx, caller.meter, await updateRecord.execute(input), 200);
+    };
+  },
+  openapi: ({ limits }, listener) => ({
+    operationId: listener === 'egress' ? 'updateRecordViaEgress' : 'updateRecord',
+    tags: ['Connections'],
+    summary: 'Update the single row selected by a key',
+    description:
+      'Updates the row where `key_column = key_value`, in one transaction: 0 rows → `rows_affected: 0`; more than one → 409 `ambiguous_key` and nothing is changed. Only for `sqlserver` connections.' +
+      (listener === 'egress' ? ' This address always uses the stable egress route.' : ''),
+    security: apiKeyOnly,
+    parameters: listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter, contentEncodingParameter(limits)],
+    requestBody: { required: true, content: { 'application/json': { schema: schemaRef('UpdateRecordRequest') } } },
+    responses: { '200': jsonResponse('Updated (0 or 1 row).', 'RowWriteResponse'), ...rowWriteErrors({ '409': responseRef('Conflict') }) },
+  }),
+};

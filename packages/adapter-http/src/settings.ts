@@ -1,0 +1,92 @@
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_RATE_LIMITS,
+  type Authenticate,
+  type DescribeApi,
+  type GetRun,
+  type InsertRecord,
+  type Logger,
+  type OperationId,
+  type RateLimitPolicy,
+  type StartRun,
+  type UpdateRecord,
+  type WindowLimit,
+} from '@svc/core';
+import type { Deprecation } from './pipeline/deprecation.js';
+
+/** The use cases the HTTP adapter calls (any object with the same `execute`). */
+export interface HttpUseCases {
+  readonly describeApi: Pick<DescribeApi, 'execute'>;
+  readonly authenticate: Pick<Authenticate, 'execute'>;
+  readonly insertRecord: Pick<InsertRecord, 'execute'>;
+  readonly updateRecord: Pick<UpdateRecord, 'execute'>;
+  readonly startRun: Pick<StartRun, 'execute'>;
+  readonly getRun: Pick<GetRun, 'execute'>;
+  /** Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`). */
+  readonly rateLimits: Pick<RateLimitPolicy, 'meterFor'>;
+}
+
+/** Names of the operations that can be marked deprecated. */
+export type HttpOperation = OperationId | 'describeApi';
+
+/** One named readiness check: resolves true when the dependency answers. */
+export type ReadinessCheck = () => Promise<boolean>;
+
+/** Settings of the HTTP adapter. URLs are absolute, without a trailing slash. */
+export interface HttpAppSettings {
+  /** `{base_url}`: `servers[0].url` of the OpenAPI document. */
+  readonly baseUrl: string;
+  /** `{egress_url}`. */
+  readonly egressUrl: string;
+  /**
+   * The per-credential limit the core enforces, as the OpenAPI document and llms.txt
+   * state it (the core's rate-limit policy enforces it; this adapter only describes it).
+   */
+  readonly credentialLimit: WindowLimit;
+  /** The per-agent limit on run creation, as stated; default `DEFAULT_RATE_LIMITS.agent` (30 / 60 s). */
+  readonly agentLimit?: WindowLimit;
+  /**
+   * Largest JSON body in bytes, counted after decoding; default `DEFAULT_BODY_LIMIT_BYTES`
+   * (1 MiB, CONTRACT.md "Row writes"). Over it: 413. Enforced here and stated in the document.
+   */
+  readonly bodyLimitBytes?: number;
+  /** Operations marked deprecated: they answer with Deprecation, Sunset and Link. */
+  readonly deprecations?: Partial<Record<HttpOperation, Deprecation>>;
+  /** `max-age` of the index and the OpenAPI document, in seconds; default 300. */
+  readonly cacheMaxAgeSeconds?: number;
+  /** Where request lines and failures go; default: nowhere. */
+  readonly logger?: Logger;
+  /** Checks reported by `/readyz` (e.g. `redis`); all must pass for 200. */
+  readonly readiness?: Readonly<Record<string, ReadinessCheck>>;
+  /** True while the server drains for shutdown: `/readyz` answers 503. */
+  readonly isDraining?: () => boolean;
+}
+
+/** The limits a server enforces, as the adapter enforces (body) and states (all) them. */
+export interface EnforcedLimits {
+  /** Per credential, on every authenticated operation. */
+  readonly credential: WindowLimit;
+  /** Per agent, on run creation. */
+  readonly agent: WindowLimit;
+  /** Largest request body in bytes, after decoding. */
+  readonly bodyLimitBytes: number;
+}
+
+/** The limits of `settings`, with the core's defaults for what it leaves out. */
+export function enforcedLimits(settings: Pick<HttpAppSettings, 'credentialLimit' | 'agentLimit' | 'bodyLimitBytes'>): EnforcedLimits {
+  return {
+    credential: settings.credentialLimit,
+    agent: settings.agentLimit ?? DEFAULT_RATE_LIMITS.agent,
+    bodyLimitBytes: settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+  };
+}
+
+const KIB = 1024;
+const MIB = KIB * KIB;
+
+/** A size in bytes as people read it: `1 MiB`, `64 KiB`, else `<n> bytes`. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= MIB && bytes % MIB === 0) return `${bytes / MIB} MiB`;
+  if (bytes >= KIB && bytes % KIB === 0) return `${bytes / KIB} KiB`;
+  return `${bytes} bytes`;
+}
