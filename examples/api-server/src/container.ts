@@ -328,8 +328,6 @@ export function httpSettings(settings: ServerSettings, logger: Logger, isDrainin
   return {
     baseUrl: settings.baseUrl,
     egressUrl: settings.egressUrl,
-    credentialLimit: settings.rateLimits.credential,
-    agentLimit: settings.rateLimits.agent,
     deprecations: settings.deprecations,
     logger,
     readiness,

@@ -18,7 +18,7 @@ export type HttpApp = Koa;
 
 /** What a listener's routes are built from, computed once per app. */
 function depsOf(useCases: HttpUseCases, settings: HttpAppSettings): RouteDeps {
-  const limits = enforcedLimits(settings);
+  const limits = enforcedLimits(useCases.rateLimits.settings, settings);
   let yaml: Buffer | undefined;
   return {
     useCases,
@@ -31,8 +31,7 @@ function depsOf(useCases: HttpUseCases, settings: HttpAppSettings): RouteDeps {
         openApiYaml({
           baseUrl: settings.baseUrl,
           egressUrl: settings.egressUrl,
-          credentialLimit: limits.credential,
-          agentLimit: limits.agent,
+          rateLimits: limits,
           bodyLimitBytes: limits.bodyLimitBytes,
           deprecatedOperations: Object.keys(settings.deprecations ?? {}),
         }),

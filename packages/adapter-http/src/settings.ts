@@ -1,6 +1,5 @@
 import {
   DEFAULT_BODY_LIMIT_BYTES,
-  DEFAULT_RATE_LIMITS,
   type Authenticate,
   type DescribeApi,
   type GetRun,
@@ -8,6 +7,7 @@ import {
   type Logger,
   type OperationId,
   type RateLimitPolicy,
+  type RateLimitSettings,
   type StartRun,
   type UpdateRecord,
   type WindowLimit,
@@ -22,8 +22,12 @@ export interface HttpUseCases {
   readonly updateRecord: Pick<UpdateRecord, 'execute'>;
   readonly startRun: Pick<StartRun, 'execute'>;
   readonly getRun: Pick<GetRun, 'execute'>;
-  /** Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`). */
-  readonly rateLimits: Pick<RateLimitPolicy, 'meterFor'>;
+  /**
+   * Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`); its
+   * `settings` are the limits the OpenAPI document and llms.txt state, so the document
+   * always says what the policy enforces.
+   */
+  readonly rateLimits: Pick<RateLimitPolicy, 'meterFor' | 'settings'>;
 }
 
 /** Names of the operations that can be marked deprecated. */
@@ -38,13 +42,6 @@ export interface HttpAppSettings {
   readonly baseUrl: string;
   /** `{egress_url}`. */
   readonly egressUrl: string;
-  /**
-   * The per-credential limit the core enforces, as the OpenAPI document and llms.txt
-   * state it (the core's rate-limit policy enforces it; this adapter only describes it).
-   */
-  readonly credentialLimit: WindowLimit;
-  /** The per-agent limit on run creation, as stated; default `DEFAULT_RATE_LIMITS.agent` (30 / 60 s). */
-  readonly agentLimit?: WindowLimit;
   /**
    * Largest JSON body in bytes, counted after decoding; default `DEFAULT_BODY_LIMIT_BYTES`
    * (1 MiB, CONTRACT.md "Row writes"). Over it: 413. Enforced here and stated in the document.
@@ -72,11 +69,14 @@ export interface EnforcedLimits {
   readonly bodyLimitBytes: number;
 }
 
-/** The limits of `settings`, with the core's defaults for what it leaves out. */
-export function enforcedLimits(settings: Pick<HttpAppSettings, 'credentialLimit' | 'agentLimit' | 'bodyLimitBytes'>): EnforcedLimits {
+/**
+ * The limits a server enforces: the rate limits of its core policy (`rateLimits.settings`)
+ * and the body size of `settings` (default `DEFAULT_BODY_LIMIT_BYTES`).
+ */
+export function enforcedLimits(rateLimits: RateLimitSettings, settings: Pick<HttpAppSettings, 'bodyLimitBytes'>): EnforcedLimits {
   return {
-    credential: settings.credentialLimit,
-    agent: settings.agentLimit ?? DEFAULT_RATE_LIMITS.agent,
+    credential: rateLimits.credential,
+    agent: rateLimits.agent,
     bodyLimitBytes: settings.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
   };
 }

@@ -34,8 +34,8 @@ describe('adapter-http: the OpenAPI document states the limits the server enforc
   let url: string;
   before(async function () {
     apps = await startApps({ limits: LIMITS, bodyLimitBytes: BODY_LIMIT_BYTES });
-    // The harness states only the credential limit; the agent limit is a setting of its own.
-    server = createServer(createHttpApp(apps.world.useCases, { ...apps.settings, agentLimit: LIMITS.agent }).callback());
+    // A second app on the same use cases: the document states the limits of their policy.
+    server = createServer(createHttpApp(apps.world.useCases, apps.settings).callback());
     url = await listen(server);
   });
   after(async function () {

@@ -16,7 +16,7 @@ import {
   runViewSchema,
   startRunBodySchema,
   updateRecordBodySchema,
-  type WindowLimit,
+  type RateLimitSettings,
 } from '@svc/core';
 import { stringify } from 'yaml';
 import { STATUS_BY_CODE } from '../problem.js';
@@ -31,10 +31,8 @@ export interface OpenApiSettings {
   readonly baseUrl: string;
   /** `{egress_url}`: the server of the direct stable-egress operations. */
   readonly egressUrl: string;
-  /** The per-credential limit the server enforces. */
-  readonly credentialLimit: WindowLimit;
-  /** The per-agent limit on run creation; default `DEFAULT_RATE_LIMITS.agent`. */
-  readonly agentLimit?: WindowLimit;
+  /** The rate limits the server enforces (its core `RateLimitPolicy`'s settings). */
+  readonly rateLimits: RateLimitSettings;
   /** The largest request body in bytes, after decoding; default `DEFAULT_BODY_LIMIT_BYTES`. */
   readonly bodyLimitBytes?: number;
   /** Operation ids marked deprecated (`deprecated: true` in the document). */
@@ -107,7 +105,7 @@ function pathsOf(routes: readonly RouteDefinition[], doc: DocumentContext, depre
  * Source: CONTRACT.md "Index and versioning"; OpenAPI 3.1.0.
  */
 export function buildOpenApiDocument(settings: OpenApiSettings, routes: readonly RouteDefinition[] = ROUTES): Record<string, unknown> {
-  const limits = enforcedLimits(settings);
+  const limits = enforcedLimits(settings.rateLimits, settings);
   const doc: DocumentContext = { baseUrl: settings.baseUrl, egressUrl: settings.egressUrl, limits };
   const { credential, agent, bodyLimitBytes } = limits;
   return {

@@ -150,7 +150,6 @@ export async function startApps(options: AppOptions = {}): Promise<RunningApps> 
   const settings: HttpAppSettings = {
     baseUrl: BASE_URL,
     egressUrl: EGRESS_URL,
-    credentialLimit: options.limits?.credential ?? { limit: 600, windowSeconds: 60 },
     logger,
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     ...(options.deprecations !== undefined ? { deprecations: options.deprecations } : {}),
