@@ -210,7 +210,10 @@ function describeCompared(answer: HttpAnswer): string {
   let body = 'a body that is not JSON';
   try {
     const data = (JSON.parse(answer.body) as { data?: unknown }).data;
-    if (data !== null && typeof data === 'object') body = `body {data: ${Object.keys(data).length} members}`;
+    if (data !== null && typeof data === 'object') {
+      const n = Object.keys(data).length;
+      body = `body {data: ${n} member${n === 1 ? '' : 's'}}`;
+    }
   } catch {
     // the description says so
   }
