@@ -65,3 +65,57 @@ export function apiConfig(options: ApiConfigOptions): Record<string, unknown> {
     ],
   };
 }
+
+/**
+ * What a same-work peer (`children/peers/*`) needs to answer like the API server: the
+ * account, keys, agents and connections of {@link apiConfig}'s output, and its limits,
+ * taken from that output so that peer and project always run with the same ones.
+ * Handed to the peer child as one JSON argument.
+ */
+export interface PeerConfig {
+  readonly port: number;
+  /** `base_url` of the project's configuration (status URLs). */
+  readonly baseUrl: string;
+  /** API keys by SHA-256 hex digest of their secret. */
+  readonly keys: readonly { readonly sha256: string; readonly keyId: string; readonly accountId: string }[];
+  readonly agents: readonly { readonly id: string; readonly accountId: string }[];
+  readonly connections: readonly { readonly id: string; readonly accountId: string }[];
+  /** Requests per window, per credential and per agent (`rate_limits` of the config). */
+  readonly limits: { readonly credential: PeerLimit; readonly agent: PeerLimit };
+  /** Redis URL and a key prefix of the peer's own (the Redis peer). */
+  readonly redis?: { readonly url: string; readonly prefix: string };
+  /** The scripted TDS server (the insert peer). */
+  readonly sqlserver?: { readonly host: string; readonly port: number; readonly database: string; readonly user: string; readonly password: string };
+}
+
+/** One fixed window: `requests` per `window_seconds`, as in the project's configuration. */
+export interface PeerLimit {
+  readonly requests: number;
+  readonly window_seconds: number;
+}
+
+interface ConfigShape {
+  base_url: string;
+  rate_limits: { credential: PeerLimit; agent: PeerLimit };
+  accounts: { id: string; api_keys: { id: string; sha256: string }[]; agents: { id: string }[]; connections: { id: string }[] }[];
+}
+
+/**
+ * The {@link PeerConfig} of a peer listening on `port`, derived from
+ * `apiConfig(options)` (so from the same limits and account as the project's run).
+ */
+export function peerConfig(options: ApiConfigOptions, extra: Pick<PeerConfig, 'redis'> = {}): PeerConfig {
+  const config = apiConfig(options) as unknown as ConfigShape;
+  return {
+    port: options.port,
+    baseUrl: config.base_url,
+    keys: config.accounts.flatMap((a) => a.api_keys.map((k) => ({ sha256: k.sha256, keyId: k.id, accountId: a.id }))),
+    agents: config.accounts.flatMap((a) => a.agents.map((g) => ({ id: g.id, accountId: a.id }))),
+    connections: config.accounts.flatMap((a) => a.connections.map((c) => ({ id: c.id, accountId: a.id }))),
+    limits: config.rate_limits,
+    ...(extra.redis !== undefined ? { redis: extra.redis } : {}),
+    ...(options.sqlServerPort !== undefined
+      ? { sqlserver: { host: '127.0.0.1', port: options.sqlServerPort, database: TDS_LOGIN.database, user: TDS_LOGIN.user, password: TDS_LOGIN.password } }
+      : {}),
+  };
+}

@@ -3,11 +3,12 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { apiConfig, benchAccount, DB_PASSWORD_ENV, type ApiConfigOptions, type BenchAccount } from './api-config.js';
+import { answerDifferences } from './answer-shape.js';
+import { apiConfig, benchAccount, DB_PASSWORD_ENV, peerConfig, type ApiConfigOptions, type BenchAccount } from './api-config.js';
 import { freePort, startServerChild, type ServerChild } from './child-process.js';
 import { summarizeFile, type ProfileSummary } from './cpuprofile.js';
 import { INSERT_BODY, RUN_START_BODY, TDS_LOGIN } from './fixtures.js';
-import { keptAliveClient, measureLoad, measureSequential, type LatencySample, type LoadRequest, type LoadResult, type LoadShape } from './load.js';
+import { keptAliveClient, measureLoad, measureSequential, type HttpAnswer, type LatencySample, type LoadRequest, type LoadResult, type LoadShape } from './load.js';
 import { apiServerMain, benchChild, OWN_ORIGIN, type CodeOrigin } from './paths.js';
 import { RedisProbe, type RoundTrips } from './redis.js';
 import { connectRawTedious, startTdsServer } from './tds.js';
@@ -19,9 +20,13 @@ export const SCENARIOS = {
   index: 'GET /api/v1 (index)',
   'koa-index-body': "bare Koa answering a body of the index's size (runs with index)",
   'run-memory': 'POST /api/v1/agents/{id}/run, in memory, log silent',
+  'peer-koa-run-memory': 'same-work peer: Koa run start, in memory',
+  'peer-fastify-run-memory': 'same-work peer: Fastify run start, in memory',
   'run-memory-info': 'POST /api/v1/agents/{id}/run, in memory, log info',
   'run-redis': 'POST /api/v1/agents/{id}/run, Redis limiter + queue',
+  'peer-koa-run-redis': 'same-work peer: Koa run start, RateLimiterRedis + BullMQ',
   'insert-sqlserver': 'POST /api/v1/connections/{id}/records, scripted TDS server',
+  'peer-koa-insert': 'same-work peer: Koa insert, tedious on a tarn pool',
 } as const;
 
 /** Name of a scenario (`--only`). */
@@ -32,6 +37,27 @@ export const BASELINE: ScenarioName = 'koa';
 
 /** Scenarios that run with another one (they need its figures). */
 const COMPANIONS: Partial<Record<ScenarioName, ScenarioName>> = { index: 'koa-index-body' };
+
+/** A same-work peer's scenario. */
+export type PeerScenario = 'peer-koa-run-memory' | 'peer-fastify-run-memory' | 'peer-koa-run-redis' | 'peer-koa-insert';
+
+/**
+ * The same-work peers: hand-written servers doing the project's wire work without its
+ * architecture (`children/peers/`), each compared with the project scenario it mirrors,
+ * whose answer it must match before it is measured. Asking for a peer runs its project
+ * scenario too (first: the peer is checked against its answer).
+ */
+export const PEERS: Readonly<Record<PeerScenario, { readonly project: ScenarioName; readonly child: string; readonly name: string }>> = {
+  'peer-koa-run-memory': { project: 'run-memory', child: 'peers/koa-run-memory', name: 'Koa peer' },
+  'peer-fastify-run-memory': { project: 'run-memory', child: 'peers/fastify-run-memory', name: 'Fastify peer' },
+  'peer-koa-run-redis': { project: 'run-redis', child: 'peers/koa-run-redis', name: 'Koa Redis peer' },
+  'peer-koa-insert': { project: 'insert-sqlserver', child: 'peers/koa-insert', name: 'Koa insert peer' },
+};
+
+/** Whether `name` is a same-work peer's scenario. */
+export function isPeer(name: ScenarioName): name is PeerScenario {
+  return Object.hasOwn(PEERS, name);
+}
 
 /** Whether `name` is a scenario. */
 export function isScenario(name: string): name is ScenarioName {
@@ -114,6 +140,13 @@ export interface ProfileReport {
   readonly insert?: ProfiledServer;
 }
 
+/** A peer's answer, checked against the project's before the peer was measured. */
+export interface PeerCheck {
+  readonly scenario: PeerScenario;
+  /** What was compared and found alike, e.g. `202, 12 header names, body {data: 5 members}`. */
+  readonly alike: string;
+}
+
 /** Everything one run measured. */
 export interface BenchReport {
   readonly shape: LoadShape;
@@ -124,6 +157,10 @@ export interface BenchReport {
   readonly rows: readonly ScenarioRow[];
   readonly servers: readonly ServerStats[];
   readonly insertLatency?: InsertLatency;
+  /** The insert peer's insert, one request at a time, measured as {@link InsertLatency.api}. */
+  readonly peerInsertLatency?: LatencySample;
+  /** The peers that answered like the project (those that did not are skipped rows). */
+  readonly peerChecks?: readonly PeerCheck[];
   /** Size of the index's body in bytes (the `koa-index-body` baseline answers as much). */
   readonly indexBodyBytes?: number;
   readonly redisRoundTrips?: RoundTrips;
@@ -156,15 +193,31 @@ function describeAnswer(status: number, body: string): string {
   return typeof code === 'string' ? `${status} ${code}` : String(status);
 }
 
-/** Sends `target` once and throws {@link Skip} unless it answers `expected`. */
-async function probe(target: LoadRequest, expected: number, why: (answer: string, status: number) => string): Promise<void> {
+/** Sends `target` once and throws {@link Skip} unless it answers `expected`; returns the answer. */
+async function probe(target: LoadRequest, expected: number, why: (answer: string, status: number) => string): Promise<HttpAnswer> {
   const client = keptAliveClient(target);
   try {
     const answer = await client.send();
     if (answer.status !== expected) throw new Skip(why(describeAnswer(answer.status, answer.body), answer.status));
+    return answer;
   } finally {
     client.close();
   }
+}
+
+/** `202, 12 header names, body {data: 5 members}`: what a peer check compared. */
+function describeCompared(answer: HttpAnswer): string {
+  let body = 'a body that is not JSON';
+  try {
+    const data = (JSON.parse(answer.body) as { data?: unknown }).data;
+    if (data !== null && typeof data === 'object') {
+      const n = Object.keys(data).length;
+      body = `body {data: ${n} member${n === 1 ? '' : 's'}}`;
+    }
+  } catch {
+    // the description says so
+  }
+  return `${answer.status}, ${Object.keys(answer.headers).length} header names, ${body}`;
 }
 
 /** Runs every scenario asked for, one server child at a time, and returns the figures. */
@@ -177,12 +230,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   for (const [scenario, companion] of Object.entries(COMPANIONS) as [ScenarioName, ScenarioName][]) {
     if (wanted.has(scenario) || wanted.has(companion)) wanted.add(scenario).add(companion);
   }
+  for (const [peer, { project }] of Object.entries(PEERS) as [PeerScenario, (typeof PEERS)[PeerScenario]][]) {
+    if (wanted.has(peer)) wanted.add(project);
+  }
   const loadBefore = loadavg()[0] ?? 0;
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const rows: ScenarioRow[] = [];
   const servers: ServerStats[] = [];
   const extraRows: ScenarioRow[] = [];
   let insertLatency: InsertLatency | undefined;
+  let peerInsertLatency: LatencySample | undefined;
+  const peerChecks: PeerCheck[] = [];
+  /** The project's answer to the request each peer must answer alike, by project scenario. */
+  const projectAnswers = new Map<ScenarioName, HttpAnswer>();
   let indexBodyBytes: number | undefined;
   let redisRoundTrips: RoundTrips | undefined;
   let profile: ProfileReport | undefined;
@@ -193,7 +253,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const args = bodyBytes === undefined ? [String(port)] : [String(port), String(bodyBytes)];
     const child = await startServerChild({ command: benchChild(name), nodeFlags, args, port, stderrFile: join(work, `${name}.stderr`) });
     try {
-      return await measureLoad({ url: `http://127.0.0.1:${port}/`, method: 'GET' }, shape);
+      return await measureLoad({ url: `http://127.0.0.1:${port}/`, method: 'GET' }, shape, child.cpuMs);
     } finally {
       await child.stop();
     }
@@ -253,7 +313,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         } finally {
           client.close();
         }
-        return measureLoad(target, shape);
+        return measureLoad(target, shape, server.cpuMs);
       },
       nodeFlags,
     );
@@ -272,8 +332,9 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   function runInMemory(scenario: ScenarioName, logLevel: 'silent' | 'info'): Promise<LoadResult> {
     return withApiServer(scenario, { logLevel }, async (server, account) => {
       const target = runRequest(server.port, account);
-      await probe(target, 202, (a) => `the server answered ${a} to a run start`);
-      return measureLoad(target, shape);
+      const answer = await probe(target, 202, (a) => `the server answered ${a} to a run start`);
+      if (!projectAnswers.has(scenario)) projectAnswers.set(scenario, answer);
+      return measureLoad(target, shape, server.cpuMs);
     });
   }
 
@@ -291,7 +352,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       return await withApiServer('run-redis', { logLevel: 'silent', redis: { url, prefix } }, async (server, account) => {
         const target = runRequest(server.port, account);
         if (profileFlags !== undefined) return measureLoad(target, shape);
-        await probe(target, 202, (a, status) =>
+        const answer = await probe(target, 202, (a, status) =>
           status >= 500 ? `the server cannot use Redis yet (it answered ${a} to a run start)` : `the server answered ${a} to a run start`,
         );
         const client = keptAliveClient(target);
@@ -301,6 +362,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           if ((await redis.keysContaining(prefix)).length === 0) {
             throw new Skip(`the server does not use Redis yet: no key under redis_prefix ${prefix} after 6 run starts (in-memory limiter and queue)`);
           }
+          projectAnswers.set('run-redis', answer);
           const requests = 20;
           redisRoundTrips = await redis.countRoundTrips(prefix, requests, async () => {
             for (let i = 0; i < requests; i++) {
@@ -311,7 +373,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         } finally {
           client.close();
         }
-        return measureLoad(target, shape);
+        return measureLoad(target, shape, server.cpuMs);
       }, profileFlags);
     } finally {
       const deleted = await redis.deleteContaining(prefix);
@@ -334,13 +396,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         { logLevel: 'silent', sqlServerPort: tds.port },
         async (server, account) => {
           const target = insertRequest(server.port, account);
-          await probe(target, 201, (a) =>
+          const answer = await probe(target, 201, (a) =>
             a.endsWith('unknown_entity')
               ? `the API server does not write sqlserver connections to SQL Server yet (${a}: its in-memory demo tables answered)`
               : `the server answered ${a} to an insert through the scripted TDS server`,
           );
-          if (profileFlags === undefined) insertLatency = await sequentialLatencies(server, account, tds.port);
-          return measureLoad(target, shape);
+          if (profileFlags !== undefined) return measureLoad(target, shape);
+          projectAnswers.set('insert-sqlserver', answer);
+          insertLatency = await sequentialLatencies(server, account, tds.port);
+          return measureLoad(target, shape, server.cpuMs);
         },
         profileFlags,
       );
@@ -349,19 +413,81 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
   }
 
+  /** `target` one request at a time over one kept-alive socket, warmed up. */
+  async function overHttp(target: LoadRequest, expected: number): Promise<LatencySample> {
+    const client = keptAliveClient(target);
+    try {
+      return await measureSequential(async () => {
+        const answer = await client.send();
+        if (answer.status !== expected) throw new Error(`${target.url} answered ${describeAnswer(answer.status, answer.body)}`);
+      }, shape);
+    } finally {
+      client.close();
+    }
+  }
+
+  /**
+   * A same-work peer: starts its child (with Redis or a scripted TDS server of its own
+   * when it needs one), sends it the request its project scenario answered, and throws
+   * {@link Skip} unless it answers alike (status, header names, stable header values,
+   * body but ids and ports); then, for the insert peer, its latency at concurrency 1;
+   * then the load, with the child's CPU time.
+   */
+  async function peerScenario(scenario: PeerScenario): Promise<LoadResult> {
+    const peer = PEERS[scenario];
+    const reference = projectAnswers.get(peer.project);
+    if (reference === undefined) {
+      const skipped = rows.find((r) => r.scenario === peer.project)?.skip;
+      throw new Skip(`the project's ${peer.project} did not answer in this run${skipped !== undefined ? ` (${skipped})` : ''}: nothing to check the peer against`);
+    }
+    const isInsert = scenario === 'peer-koa-insert';
+    const cleanups: (() => Promise<void>)[] = [];
+    try {
+      let redis: { url: string; prefix: string } | undefined;
+      if (scenario === 'peer-koa-run-redis') {
+        const url = options.redisUrl ?? 'redis://127.0.0.1:6379';
+        const probeClient = await RedisProbe.connect(url);
+        if (probeClient === undefined) throw new Skip(`Redis does not answer at ${url}`);
+        redis = { url, prefix: `svc-bench-peer-${randomBytes(4).toString('hex')}` };
+        const prefix = redis.prefix;
+        cleanups.push(async () => {
+          const deleted = await probeClient.deleteContaining(prefix);
+          log(`  deleted ${deleted} Redis keys under ${prefix}`);
+          await probeClient.close();
+        });
+      }
+      let sqlServerPort: number | undefined;
+      if (isInsert) {
+        const tds = await startTdsServer();
+        if ('skip' in tds) throw new Skip(tds.skip);
+        cleanups.push(() => tds.stop());
+        sqlServerPort = tds.port;
+      }
+      const account = benchAccount();
+      const port = await freePort();
+      const config = peerConfig(
+        { account, port, egressPort: 0, logLevel: 'silent', ...(sqlServerPort !== undefined ? { sqlServerPort } : {}) },
+        redis !== undefined ? { redis } : {},
+      );
+      const child = await startServerChild({ command: benchChild(peer.child), args: [JSON.stringify(config)], port, stderrFile: join(work, `${scenario}.stderr`) });
+      cleanups.push(() => child.stop());
+      const target = isInsert ? insertRequest(port, account) : runRequest(port, account);
+      const client = keptAliveClient(target);
+      const answer = await client.send().finally(() => client.close());
+      const differences = answerDifferences(reference, answer);
+      if (differences.length > 0) {
+        throw new Skip(`the ${peer.name} does not answer like the project (${peer.project}), not measured: ${differences.join('; ')}`);
+      }
+      peerChecks.push({ scenario, alike: describeCompared(answer) });
+      if (isInsert) peerInsertLatency = await overHttp(target, 201);
+      return await measureLoad(target, shape, child.cpuMs);
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    }
+  }
+
   /** One request at a time, each warmed up, same duration: API insert, API run start, raw tedious. */
   async function sequentialLatencies(server: ServerChild, account: BenchAccount, tdsPort: number): Promise<InsertLatency> {
-    const overHttp = async (target: LoadRequest, expected: number) => {
-      const client = keptAliveClient(target);
-      try {
-        return await measureSequential(async () => {
-          const answer = await client.send();
-          if (answer.status !== expected) throw new Error(`${target.url} answered ${describeAnswer(answer.status, answer.body)}`);
-        }, shape);
-      } finally {
-        client.close();
-      }
-    };
     const api = await overHttp(insertRequest(server.port, account), 201);
     const apiRunStart = await overHttp(runRequest(server.port, account), 202);
     const raw = await connectRawTedious(tdsPort);
@@ -428,9 +554,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ['koa', () => baseline('koa-server')],
     ['index', () => indexScenario()],
     ['run-memory', () => runInMemory('run-memory', 'silent')],
+    ['peer-koa-run-memory', () => peerScenario('peer-koa-run-memory')],
+    ['peer-fastify-run-memory', () => peerScenario('peer-fastify-run-memory')],
     ['run-memory-info', () => runInMemory('run-memory-info', 'info')],
     ['run-redis', () => runOnRedis()],
+    ['peer-koa-run-redis', () => peerScenario('peer-koa-run-redis')],
     ['insert-sqlserver', () => insertOnSqlServer()],
+    ['peer-koa-insert', () => peerScenario('peer-koa-insert')],
   ];
   try {
     for (const [scenario, measure] of plan) {
@@ -466,6 +596,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     rows: withRatios,
     servers,
     ...(insertLatency !== undefined ? { insertLatency } : {}),
+    ...(peerInsertLatency !== undefined ? { peerInsertLatency } : {}),
+    ...(peerChecks.length > 0 ? { peerChecks } : {}),
     ...(indexBodyBytes !== undefined ? { indexBodyBytes } : {}),
     ...(redisRoundTrips !== undefined ? { redisRoundTrips } : {}),
     ...(profile !== undefined ? { profile } : {}),

@@ -19,6 +19,8 @@ export interface ServerChild {
   readonly startMs: number;
   /** Resident set size of the child now, in bytes. */
   rssBytes(): Promise<number>;
+  /** CPU time the child has used so far (all threads, user + system), ms; `undefined` off Linux. */
+  cpuMs(): Promise<number | undefined>;
   /** SIGTERM, then waits for the exit (SIGKILL after `graceMs`). Idempotent. */
   stop(graceMs?: number): Promise<void>;
   /** The last lines the child wrote to stderr (for error messages). */
@@ -96,6 +98,31 @@ export async function rssOf(pid: number): Promise<number> {
   return Number(stdout.trim()) * 1024;
 }
 
+let ticksPerSecond: Promise<number> | undefined;
+
+/**
+ * CPU time of a process so far, user + system of all its threads, in milliseconds:
+ * `utime` + `stime` of `/proc/PID/stat` (clock ticks, `getconf CLK_TCK`, usually 100 per
+ * second: 10 ms resolution, enough over a load of seconds). `undefined` when there is no
+ * `/proc` (not Linux) or the process is gone.
+ */
+export async function cpuMsOf(pid: number): Promise<number | undefined> {
+  ticksPerSecond ??= execFileAsync('getconf', ['CLK_TCK']).then(
+    ({ stdout }) => Number(stdout.trim()) || 100,
+    () => 100,
+  );
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, in parentheses): state is
+    // field 3, utime 14, stime 15 (proc(5)).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / (await ticksPerSecond) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function tailOf(file: string, lines = 15): string {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
@@ -152,6 +179,7 @@ export async function startServerChild(options: ServerChildOptions): Promise<Ser
       if (exited) throw new Error(`${options.command.script} exited with ${String(child.exitCode ?? child.signalCode)}:\n${stderrTail()}`);
       return rssOf(child.pid ?? -1);
     },
+    cpuMs: () => cpuMsOf(child.pid ?? -1),
     stderrTail,
     stop(graceMs = 10_000) {
       stopping ??= (async () => {

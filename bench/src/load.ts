@@ -35,6 +35,11 @@ export interface LoadResult {
   /** 2xx answers of the warm-up and the measure together (to share out a profile). */
   readonly served: number;
   /**
+   * CPU time of the server process (every thread, user + system) over the warm-up and the
+   * measure, in µs per 2xx answer; absent when not asked for or not readable.
+   */
+  readonly serverCpuUsPerRequest?: number;
+  /**
    * When the warm-up started and the measure ended, in microseconds of the monotonic
    * clock (`process.hrtime`), the clock of V8's `.cpuprofile` timestamps on Linux.
    */
@@ -48,7 +53,7 @@ export interface LoadResult {
  * connections / throughput). No fixed-rate mode: autocannon's rate option sends each
  * second's quota in a burst, which measures the burst, not the path.
  */
-export async function measureLoad(target: LoadRequest, shape: LoadShape): Promise<LoadResult> {
+export async function measureLoad(target: LoadRequest, shape: LoadShape, serverCpuMs?: () => Promise<number | undefined>): Promise<LoadResult> {
   const options = {
     url: target.url,
     method: target.method,
@@ -57,17 +62,22 @@ export async function measureLoad(target: LoadRequest, shape: LoadShape): Promis
     connections: shape.connections,
     timeout: 10,
   } as const;
+  const cpuBefore = await serverCpuMs?.();
   const fromUs = monotonicUs();
   const warmup = shape.warmupSeconds > 0 ? await autocannon({ ...options, duration: shape.warmupSeconds }) : undefined;
   const result = await autocannon({ ...options, duration: shape.durationSeconds });
+  const toUs = monotonicUs();
+  const cpuAfter = await serverCpuMs?.();
+  const served = result['2xx'] + (warmup?.['2xx'] ?? 0);
   return {
     requestsPerSecond: result['2xx'] / result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    served: result['2xx'] + (warmup?.['2xx'] ?? 0),
-    window: { fromUs, toUs: monotonicUs() },
+    served,
+    window: { fromUs, toUs },
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && served > 0 ? { serverCpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / served } : {}),
   };
 }
 
@@ -107,9 +117,10 @@ export async function measureSequential(operation: () => Promise<void>, shape: O
   };
 }
 
-/** An HTTP exchange's status and body. */
+/** An HTTP exchange's status, headers (names in lower case) and body. */
 export interface HttpAnswer {
   readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: string;
 }
 
@@ -128,7 +139,7 @@ export function keptAliveClient(target: LoadRequest): { send(): Promise<HttpAnsw
         const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: target.method, headers, agent, timeout: 10_000 }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
           res.once('error', reject);
         });
         req.once('timeout', () => req.destroy(new Error('request timed out')));

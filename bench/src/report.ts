@@ -1,4 +1,4 @@
-import { BASELINE, SCENARIOS, type BenchReport, type ProfiledServer, type ProfileReport, type ScenarioName } from './bench.js';
+import { BASELINE, PEERS, SCENARIOS, type BenchReport, type PeerScenario, type ProfiledServer, type ProfileReport, type ScenarioName } from './bench.js';
 
 /** One target of issue 6, checked against a report. */
 export interface TargetCheck {
@@ -51,6 +51,98 @@ export function formatProfiles(profile: ProfileReport, top = 10): string {
     out.push('', `| function (${name}) | µs/request | share of busy |`, '|---|---:|---:|');
     for (const f of p.summary.functions.slice(0, top)) out.push(`| \`${f.key}\` | ${fmt(us(f.selfMs, p.served), 1)} | ${(f.share * 100).toFixed(1)} % |`);
   }
+  return out.join('\n');
+}
+
+/** The project measured against one same-work peer in the same run. */
+export interface PeerComparison {
+  readonly peer: PeerScenario;
+  /** e.g. `run start in memory ÷ Koa peer, req/s`. */
+  readonly what: string;
+  /** The project's figure over the peer's: throughput (> 1: the project is faster), or p50 latency (> 1: the project is slower). */
+  readonly ratio: number | undefined;
+  /** The figures, as text; or why there is no ratio. */
+  readonly measured: string;
+}
+
+const PROJECT_NAMES: Partial<Record<ScenarioName, string>> = {
+  'run-memory': 'run start in memory',
+  'run-redis': 'run start on Redis',
+  'insert-sqlserver': 'insert',
+};
+
+/**
+ * The project's figure over each peer's, from the same run: throughput of the run start
+ * in memory against the Koa and the Fastify peer, on Redis against the Redis peer, of the
+ * insert against the insert peer; and the insert's p50 latency at concurrency 1 against
+ * the insert peer's.
+ */
+export function peerComparisons(report: BenchReport): PeerComparison[] {
+  const out: PeerComparison[] = [];
+  for (const [peer, { project, name }] of Object.entries(PEERS) as [PeerScenario, (typeof PEERS)[PeerScenario]][]) {
+    const ours = row(report, project);
+    const theirs = row(report, peer);
+    if (ours === undefined && theirs === undefined) continue;
+    const a = ours?.result?.requestsPerSecond;
+    const b = theirs?.result?.requestsPerSecond;
+    out.push({
+      peer,
+      what: `${PROJECT_NAMES[project] ?? project} ÷ ${name}, req/s`,
+      ratio: a !== undefined && b !== undefined && b > 0 ? a / b : undefined,
+      measured: a !== undefined && b !== undefined ? `${fmt(a)} / ${fmt(b)} req/s` : `not measured: ${theirs?.skip ?? ours?.skip ?? 'not run'}`,
+    });
+    if (peer === 'peer-koa-insert') {
+      const p = report.insertLatency?.api.p50Ms;
+      const q = report.peerInsertLatency?.p50Ms;
+      out.push({
+        peer,
+        what: `insert p50 latency at concurrency 1 ÷ ${name}'s`,
+        ratio: p !== undefined && q !== undefined && q > 0 ? p / q : undefined,
+        measured: p !== undefined && q !== undefined ? `${fmt(p, 3)} / ${fmt(q, 3)} ms` : `not measured: ${theirs?.skip ?? ours?.skip ?? 'not run'}`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The peers as Markdown: throughput and CPU per request side by side, the checks, each ratio. */
+export function formatPeers(report: BenchReport): string {
+  const comparisons = peerComparisons(report);
+  if (comparisons.length === 0) return '';
+  const cpu = (scenario: ScenarioName) => fmt(row(report, scenario)?.result?.serverCpuUsPerRequest ?? NaN);
+  const out = [
+    'Same-work peers: hand-written servers doing the same wire work without the architecture, measured in this run (table above); project ÷ peer:',
+    '',
+    '| project scenario | peer | project req/s | peer req/s | project ÷ peer | project CPU µs/req | peer CPU µs/req |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const [peer, { project, name }] of Object.entries(PEERS) as [PeerScenario, (typeof PEERS)[PeerScenario]][]) {
+    const ours = row(report, project);
+    const theirs = row(report, peer);
+    if (ours === undefined && theirs === undefined) continue;
+    const ratioOf = comparisons.find((c) => c.peer === peer)?.ratio;
+    out.push(
+      theirs?.result === undefined
+        ? `| ${PROJECT_NAMES[project] ?? project} | ${name} | ${fmt(ours?.result?.requestsPerSecond ?? NaN)} | skipped: ${theirs?.skip ?? 'not run'} | | ${cpu(project)} | |`
+        : `| ${PROJECT_NAMES[project] ?? project} | ${name} | ${fmt(ours?.result?.requestsPerSecond ?? NaN)} | ${fmt(theirs.result.requestsPerSecond)} | ${ratio(ratioOf)} | ${cpu(project)} | ${cpu(peer)} |`,
+    );
+  }
+  if (report.peerInsertLatency !== undefined && report.insertLatency !== undefined) {
+    const { api } = report.insertLatency;
+    const peer = report.peerInsertLatency;
+    out.push(
+      '',
+      '| insert, one request at a time | requests | p50 ms | p99 ms | mean ms |',
+      '|---|---:|---:|---:|---:|',
+      `| project (API) | ${api.count} | ${fmt(api.p50Ms, 3)} | ${fmt(api.p99Ms, 3)} | ${fmt(api.meanMs, 3)} |`,
+      `| ${PEERS['peer-koa-insert'].name} | ${peer.count} | ${fmt(peer.p50Ms, 3)} | ${fmt(peer.p99Ms, 3)} | ${fmt(peer.meanMs, 3)} |`,
+    );
+  }
+  if (report.peerChecks !== undefined) {
+    out.push('', `Checked before measuring, each against the project's answer to the same request: ${report.peerChecks.map((c) => `${PEERS[c.scenario].name} alike (${c.alike})`).join('; ')}.`);
+  }
+  out.push('', 'Ratios to the same-work peers (project ÷ peer; throughput: below 1 the project is slower; latency: above 1 the project is slower):', '');
+  for (const c of comparisons) out.push(`- ${c.what}: ${c.ratio === undefined ? '–' : ratio(c.ratio)} (${c.measured})`);
   return out.join('\n');
 }
 
@@ -128,16 +220,16 @@ export function formatReport(report: BenchReport): string {
     `${shape.connections} connections, ${shape.warmupSeconds} s warm-up, ${shape.durationSeconds} s measured per scenario; ` +
       `servers from ${report.serverOrigin}; ${report.machine}; load average ${fmt(report.loadAverage.before, 2)} before, ${fmt(report.loadAverage.after, 2)} after.`,
     '',
-    `| scenario | req/s | p50 ms | p99 ms | × ${SCENARIOS[BASELINE].replace(' (baseline)', '')} | non-2xx / errors |`,
-    '|---|---:|---:|---:|---:|---:|',
+    `| scenario | req/s | p50 ms | p99 ms | × ${SCENARIOS[BASELINE].replace(' (baseline)', '')} | non-2xx / errors | server CPU µs/req |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
   );
   for (const r of report.rows) {
     if (r.result === undefined) {
-      out.push(`| ${r.label} | skipped: ${r.skip ?? ''} | | | | |`);
+      out.push(`| ${r.label} | skipped: ${r.skip ?? ''} | | | | | |`);
       continue;
     }
     const x = r.result;
-    out.push(`| ${r.label} | ${fmt(x.requestsPerSecond)} | ${fmt(x.p50Ms)} | ${fmt(x.p99Ms)} | ${ratio(r.ratio)} | ${x.non2xx} / ${x.errors} |`);
+    out.push(`| ${r.label} | ${fmt(x.requestsPerSecond)} | ${fmt(x.p50Ms)} | ${fmt(x.p99Ms)} | ${ratio(r.ratio)} | ${x.non2xx} / ${x.errors} | ${fmt(x.serverCpuUsPerRequest ?? NaN)} |`);
   }
   if (report.servers.length > 0) {
     out.push('', '| API server of scenario | spawn → listening ms | RSS idle MB | RSS after load MB |', '|---|---:|---:|---:|');
@@ -164,6 +256,8 @@ export function formatReport(report: BenchReport): string {
         `${fmt(t.othersPerRequest, 2)} other (commands: ${t.commands.join(', ') || 'none'}).`,
     );
   }
+  const peers = formatPeers(report);
+  if (peers !== '') out.push('', peers);
   out.push('', '| target | measured | met? |', '|---|---|---|');
   for (const c of checkTargets(report)) out.push(`| ${c.target} | ${c.measured} | ${c.met === undefined ? 'not measured' : c.met ? 'met' : '**missed**'} |`);
   if (report.profile !== undefined) out.push('', formatProfiles(report.profile));

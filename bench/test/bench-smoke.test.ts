@@ -6,12 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { isScenario, runBench, SCENARIOS, type BenchReport } from '../src/bench.js';
+import { answerDifferences } from '../src/answer-shape.js';
+import { isPeer, isScenario, PEERS, runBench, SCENARIOS, type BenchReport, type ScenarioName } from '../src/bench.js';
 import { summarize, type CpuProfile } from '../src/cpuprofile.js';
-import { checkTargets, formatReport } from '../src/report.js';
+import type { HttpAnswer } from '../src/load.js';
+import { checkTargets, formatReport, peerComparisons } from '../src/report.js';
 
 describe('bench smoke: each scenario for about a second', function () {
-  this.timeout(90_000);
+  this.timeout(180_000);
   let report: BenchReport;
   let printed: string;
   let profileDir: string;
@@ -30,6 +32,8 @@ describe('bench smoke: each scenario for about a second', function () {
       expect(row, `no row for ${scenario}`).to.not.equal(undefined);
       if (row?.skip !== undefined) {
         expect(row.skip).to.match(/\S/u);
+        // A peer may be skipped for want of Redis or a TDS server, never for answering unlike the project.
+        expect(row.skip).to.not.match(/does not answer like the project/u);
         expect(printed).to.include(`skipped: ${row.skip}`);
       } else {
         expect(row?.result?.requestsPerSecond).to.be.greaterThan(0);
@@ -43,6 +47,20 @@ describe('bench smoke: each scenario for about a second', function () {
     expect(printed).to.match(/\| scenario \| req\/s \| p50 ms \| p99 ms \| × bare Koa \|/u);
     expect(printed).to.include('| 1.00× |');
     for (const row of report.rows) if (row.result !== undefined) expect(row.ratio).to.be.greaterThan(0);
+  });
+
+  it('checks every measured peer against the project before measuring it, and prints project ÷ peer', () => {
+    for (const peer of Object.keys(PEERS) as ScenarioName[]) {
+      expect(isPeer(peer)).to.equal(true);
+      const row = report.rows.find((r) => r.scenario === peer);
+      if (row?.result === undefined) continue;
+      expect(report.peerChecks?.map((c) => c.scenario), peer).to.include(peer);
+      expect(row.result.serverCpuUsPerRequest, `${peer} CPU µs per request`).to.be.greaterThan(0);
+    }
+    const comparisons = peerComparisons(report);
+    expect(comparisons.map((c) => c.what)).to.have.length(5);
+    for (const c of comparisons) expect(printed).to.include(`- ${c.what}: `);
+    expect(printed).to.match(/\| run start in memory \| Koa peer \| \d+ \| \d+ \| \d+\.\d\d× \| \d+ \| \d+ \|/u);
   });
 
   it('measures the API server process: spawn to listening and RSS', () => {
@@ -80,6 +98,54 @@ describe('bench smoke: a scenario that cannot run', function () {
     const row = report.rows.find((r) => r.scenario === 'run-redis');
     expect(row?.skip).to.equal('Redis does not answer at redis://127.0.0.1:1');
     expect(formatReport(report)).to.include('| skipped: Redis does not answer at redis://127.0.0.1:1 |');
+  });
+});
+
+describe('bench smoke: a peer whose project scenario cannot run', function () {
+  this.timeout(30_000);
+
+  it('is skipped with the reason, not measured unchecked', async () => {
+    const report = await runBench({ durationSeconds: 0.3, warmupSeconds: 0, connections: 2, idleSettleMs: 0, only: ['peer-koa-run-redis'], redisUrl: 'redis://127.0.0.1:1' });
+    const row = report.rows.find((r) => r.scenario === 'peer-koa-run-redis');
+    expect(row?.skip).to.equal("the project's run-redis did not answer in this run (Redis does not answer at redis://127.0.0.1:1): nothing to check the peer against");
+    expect(report.peerChecks).to.equal(undefined);
+  });
+});
+
+describe('peer answer check', () => {
+  const answer = (over: Partial<HttpAnswer> = {}, headers: Record<string, string> = {}): HttpAnswer => ({
+    status: 202,
+    headers: {
+      'x-request-id': '823a4f2d-54bf-49a0-9889-324a070f8266',
+      location: 'http://127.0.0.1:42117/api/v1/runs/9894df0d-0a6a-48ba-adb4-d7a8eda58395',
+      'ratelimit-limit': '1000',
+      'content-type': 'application/json; charset=utf-8',
+      date: 'Mon, 23 Nov 2026 23:18:35 GMT',
+      ...headers,
+    },
+    body: JSON.stringify({ data: { run_id: '9894df0d-0a6a-48ba-adb4-d7a8eda58395', status: 'queued', status_url: 'http://127.0.0.1:42117/api/v1/runs/9894df0d-0a6a-48ba-adb4-d7a8eda58395' } }),
+    ...over,
+  });
+  const other = answer(
+    { body: JSON.stringify({ data: { status_url: 'http://127.0.0.1:39001/api/v1/runs/0f8fad5b-d9cb-469f-a165-70867728950e', status: 'queued', run_id: '0f8fad5b-d9cb-469f-a165-70867728950e' } }) },
+    { 'x-request-id': '7c9e6679-7425-40de-944b-e07fc1f90ae7', date: 'Mon, 23 Nov 2026 23:18:36 GMT' },
+  );
+
+  it('finds two answers alike when only ids, ports, dates and key order differ', () => {
+    expect(answerDifferences(answer(), other)).to.deep.equal([]);
+  });
+
+  it('names a different status, a missing or extra header, a different stable header value, a different body', () => {
+    const { location: _l, ...withoutLocation } = answer().headers;
+    expect(answerDifferences(answer(), { ...other, headers: withoutLocation })).to.deep.equal(['lacks header location']);
+    expect(answerDifferences(answer(), answer({}, { 'cache-control': 'no-store' }))).to.deep.equal(['sends header the project does not: cache-control']);
+    expect(answerDifferences(answer(), answer({}, { 'content-type': 'application/json' }))).to.deep.equal([
+      'content-type: "application/json", the project\'s "application/json; charset=utf-8"',
+    ]);
+    expect(answerDifferences(answer(), answer({ status: 200 }))).to.deep.equal(['status 200, the project\'s 202']);
+    const numeric = answer({ body: JSON.stringify({ data: { run_id: 1, status: 'queued', status_url: 'x' } }) });
+    expect(answerDifferences(answer(), numeric)).to.have.length(1);
+    expect(answerDifferences(answer(), numeric)[0]).to.match(/^body /u);
   });
 });
 
