@@ -56,6 +56,9 @@ const CODED_SLACK_BYTES = 16 * 1024;
 // conversion below from recursing as deep as a 1 MiB `[[[[...` would take it.
 const MAX_DEPTH = 64;
 
+// One decoder for every request: `decode` without `stream` keeps no state between calls.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 // RFC 9110 §5.6.2 token, short enough to name in a detail.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]{1,40}$/u;
 
@@ -96,7 +99,7 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   const bytes = coding === undefined ? raw : await decode(raw, coding, limitBytes);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new HttpProblem('invalid_json', 'The request body is not valid UTF-8.');
   }
