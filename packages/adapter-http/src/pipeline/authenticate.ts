@@ -19,15 +19,8 @@ export async function authenticate(
   rateLimits: Pick<RateLimitPolicy, 'meterFor'>,
   operation: OperationId,
 ): Promise<Caller | undefined> {
-  // Every header line, from the raw headers: `ctx.request.headers` keeps only the first
-  // Authorization and joins repeated X-API-Key lines, which would hide a second
-  // credential (CONTRACT.md "Request bodies and headers").
-  const distinct = ctx.req.headersDistinct;
-  const result = await authenticator.execute({
-    apiKeys: distinct['x-api-key'] ?? [],
-    authorizations: distinct['authorization'] ?? [],
-    operation,
-  });
+  const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
+  const result = await authenticator.execute({ apiKeys, authorizations, operation });
   if (result.ok) return { principal: result.value, meter: rateLimits.meterFor(result.value) };
   const error = result.error;
   if (error.code === 'insufficient_scope') {
@@ -39,4 +32,22 @@ export async function authenticate(
   }
   sendError(ctx, error);
   return undefined;
+}
+
+/**
+ * Every `X-API-Key` and `Authorization` header line, in order, from the raw header list:
+ * `ctx.request.headers` keeps only the first Authorization and joins repeated X-API-Key
+ * lines, which would hide a second credential (CONTRACT.md "Request bodies and headers").
+ * Node's `headersDistinct` gives the same lines but builds an object of every header on
+ * each request; this walks the name/value pairs once and keeps two.
+ */
+export function credentialLines(rawHeaders: readonly string[]): { apiKeys: string[]; authorizations: string[] } {
+  const apiKeys: string[] = [];
+  const authorizations: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 9 && name.toLowerCase() === 'x-api-key') apiKeys.push(rawHeaders[i + 1] as string);
+    else if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations.push(rawHeaders[i + 1] as string);
+  }
+  return { apiKeys, authorizations };
 }

@@ -22,6 +22,20 @@ describe('in-memory adapters beyond their contracts', function () {
       expect([queue.take(), queue.take(), queue.take(), queue.take()]).to.deep.equal(['r1', 'r2', 'r3', undefined]);
     });
 
+    it('stays first in, first out across the compaction of taken ids, with interleaved enqueues', async function () {
+      const queue = new InMemoryRunQueue(new InMemoryRunStore());
+      const taken: string[] = [];
+      for (let i = 0; i < 3000; i++) await queue.enqueue(aRun({ runId: `r${i}` }));
+      for (let i = 0; i < 2000; i++) taken.push(queue.take() as string);
+      for (let i = 3000; i < 3500; i++) await queue.enqueue(aRun({ runId: `r${i}` }));
+      expect(queue.size).to.equal(1500);
+      for (let id = queue.take(); id !== undefined; id = queue.take()) taken.push(id);
+      expect(taken).to.deep.equal(Array.from({ length: 3500 }, (_, i) => `r${i}`));
+      expect(queue.size).to.equal(0);
+      await queue.enqueue(aRun({ runId: 'after' }));
+      expect([queue.take(), queue.take()]).to.deep.equal(['after', undefined]);
+    });
+
     it('wakes a waiting worker when a run is enqueued', async function () {
       const queue = new InMemoryRunQueue(new InMemoryRunStore());
       let woken = false;
