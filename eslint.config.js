@@ -1,4 +1,4 @@
-// Lint, and the dependency rules of ARCHITECTURE.md as a build step: the core imports no
+// Lint, and the dependency rules of docs/ARCHITECTURE.md as a build step: the core imports no
 // framework and no adapter; an adapter imports only the core (never another adapter).
 // Import cycles are refused by dependency-cruiser (.dependency-cruiser.mjs, in `pnpm lint`),
 // which, unlike import-x/no-cycle, also sees cycles of type-only imports.
@@ -15,7 +15,7 @@ function adapterRule(self) {
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ADAPTERS.filter((a) => a !== self).flatMap((a) => [`@svc/${a}`, `@svc/${a}/*`, `**/${a}/**`]), message: 'An adapter imports only @svc/core, never another adapter (ARCHITECTURE.md).' },
+          { group: ADAPTERS.filter((a) => a !== self).flatMap((a) => [`@svc/${a}`, `@svc/${a}/*`, `**/${a}/**`]), message: 'An adapter imports only @svc/core, never another adapter (docs/ARCHITECTURE.md).' },
           { group: ['@svc/api-server', '@svc/example-*', '**/examples/**'], message: 'Adapters never import a composition root.' },
           DEEP,
         ],
@@ -38,7 +38,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: FRAMEWORKS, message: 'packages/core imports no framework (ARCHITECTURE.md "Rules").' },
+          { group: FRAMEWORKS, message: 'packages/core imports no framework (docs/ARCHITECTURE.md "Rules").' },
           { group: ['@svc/*', '**/adapter-*/**', '**/examples/**'], message: 'packages/core imports no adapter and no composition root.' },
         ],
       }],

@@ -1,5 +1,5 @@
 // HTTP client helpers and assertions shared by the HTTP adapter's tests and the API
-// server's end-to-end tests (CONTRACT.md "Envelope and errors", "Rate limits").
+// server's end-to-end tests (docs/CONTRACT.md "Envelope and errors", "Rate limits").
 import { expect } from 'chai';
 
 /** The six rate-limit headers of every authenticated answer (429 adds Retry-After). */
@@ -12,7 +12,7 @@ export const RATE_LIMIT_HEADERS = [
   'x-ratelimit-reset',
 ] as const;
 
-/** A problem details body as CONTRACT.md "Envelope and errors" fixes it. */
+/** A problem details body as docs/CONTRACT.md "Envelope and errors" fixes it. */
 export interface Problem {
   readonly type: string;
   readonly title: string;

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
-/** The Redis the adapter tests run against (ARCHITECTURE.md "Tests"). */
+/** The Redis the adapter tests run against (docs/ARCHITECTURE.md "Tests"). */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**

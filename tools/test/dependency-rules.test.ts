@@ -4,7 +4,7 @@ import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcr
 import { ESLint } from 'eslint';
 import { readFile } from 'node:fs/promises';
 
-// Proves the dependency rules of ARCHITECTURE.md are enforced, not just configured: the
+// Proves the dependency rules of docs/ARCHITECTURE.md are enforced, not just configured: the
 // lint step fails on each kind of violation, and passes on the allowed import.
 describe('dependency rules (eslint)', function () {
   this.timeout(60_000);

@@ -1,6 +1,6 @@
 /**
  * `svc keys create`: mints a credential. Prints the secret once, and the configuration
- * entry that holds only its SHA-256 digest (CONTRACT.md "Authentication").
+ * entry that holds only its SHA-256 digest (docs/CONTRACT.md "Authentication").
  *
  *   pnpm keys create --kind api_key --id key_ci
  *   pnpm keys create --kind oauth --id tok_ci --scope runs:write --scope runs:read --expires-in-days 30

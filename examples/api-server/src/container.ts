@@ -154,7 +154,7 @@ export function bullMqSettingsOf(settings: ServerSettings): BullMqRunsSettings {
  * limiter's script runs first (a quarter: past it the insurance decides), then the run
  * queue's or run store's call (a half: past it, 503). A quarter is left for the process
  * itself (event loop, HTTP). `/readyz` pings within the run store's half.
- * Source: CONTRACT.md "Dependencies and faults".
+ * Source: docs/CONTRACT.md "Dependencies and faults".
  */
 export function redisBudget(dependencyTimeoutMs: number): { readonly rateLimiterMs: number; readonly runsMs: number } {
   return { rateLimiterMs: Math.max(25, Math.floor(dependencyTimeoutMs / 4)), runsMs: Math.max(50, Math.floor(dependencyTimeoutMs / 2)) };

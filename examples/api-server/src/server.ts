@@ -17,7 +17,7 @@ export interface RunningServer {
   readonly egressPort: number;
   readonly container: Container;
   /**
-   * Stops (CONTRACT.md "Dependencies and faults"), in three phases of
+   * Stops (docs/CONTRACT.md "Dependencies and faults"), in three phases of
    * {@link ServerSettings.shutdown}: for `delayMs` it keeps serving while `/readyz`
    * answers 503 `draining` and every answer carries `Connection: close`; then for at most
    * `graceMs` it stops accepting, answers what was received and what arrives on open
@@ -74,7 +74,7 @@ export async function startServer(settings: ServerSettings, logger: Logger): Pro
   });
   const mainDrain = new HttpDrain(main);
   const egressDrain = new HttpDrain(egress);
-  // Requests Node's parser refuses still get problem details (CONTRACT "Request bodies and headers").
+  // Requests Node's parser refuses still get problem details (docs/CONTRACT.md "Request bodies and headers").
   handleClientErrors(main, logger);
   handleClientErrors(egress, logger);
   const port = await listen(main, settings.listen.host, settings.listen.port);

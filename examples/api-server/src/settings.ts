@@ -49,7 +49,7 @@ export interface AccountSettings {
   readonly connections: readonly ConnectionSettings[];
 }
 
-/** A deprecated operation (CONTRACT.md "Index and versioning"). */
+/** A deprecated operation (docs/CONTRACT.md "Index and versioning"). */
 export interface DeprecationSettings {
   readonly deprecatedAt: Date;
   readonly sunsetAt?: Date;
@@ -57,7 +57,7 @@ export interface DeprecationSettings {
 }
 
 /**
- * How a stop (SIGTERM / SIGINT) proceeds, in three phases (CONTRACT.md "Dependencies and
+ * How a stop (SIGTERM / SIGINT) proceeds, in three phases (docs/CONTRACT.md "Dependencies and
  * faults"): delay → drain → close. The process exits at the latest
  * `delayMs + graceMs` + 250 ms (the worker's stop slack, `RUN_WORKER_STOP_SLACK_MS`) +
  * `closeBudgetMs` after the signal, whatever state its dependencies are in.
@@ -108,7 +108,7 @@ export interface ServerSettings {
   readonly redisPrefix: string;
   /**
    * Ms within which a request that needs a lost, failing or paused dependency (Redis)
-   * is answered 503 `service_unavailable` (CONTRACT.md "Dependencies and faults");
+   * is answered 503 `service_unavailable` (docs/CONTRACT.md "Dependencies and faults");
    * `/readyz` is bounded by it too. Default 2000.
    */
   readonly dependencyTimeoutMs: number;
@@ -117,7 +117,7 @@ export interface ServerSettings {
   readonly accounts: readonly AccountSettings[];
   readonly deprecations: Readonly<Record<string, DeprecationSettings>>;
   readonly logLevel: string;
-  /** How SIGTERM / SIGINT stop the process (CONTRACT.md "Dependencies and faults"). */
+  /** How SIGTERM / SIGINT stop the process (docs/CONTRACT.md "Dependencies and faults"). */
   readonly shutdown: ShutdownSettings;
   /** Durability of runs (issue "Faults" part 5). */
   readonly durability: {
@@ -266,7 +266,7 @@ export const configSchema = {
       },
     },
     log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
-    // Shutdown (CONTRACT.md "Dependencies and faults"): see ShutdownSettings.
+    // Shutdown (docs/CONTRACT.md "Dependencies and faults"): see ShutdownSettings.
     shutdown_delay_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
     shutdown_grace_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
     shutdown_close_budget_ms: { type: 'integer', minimum: QUIT_TIMEOUT_MS, maximum: 600_000 },
@@ -309,7 +309,7 @@ function credentialsOf(list: any[] | undefined): CredentialSettings[] {
 
 /**
  * Validates a parsed configuration and turns it into {@link ServerSettings}, with the
- * defaults of CONTRACT.md (base URL `http://127.0.0.1:8080`, egress `:8081`, 600 / 60 s
+ * defaults of docs/CONTRACT.md (base URL `http://127.0.0.1:8080`, egress `:8081`, 600 / 60 s
  * per credential, 30 / 60 s per agent).
  *
  * @param raw - the parsed YAML document (`{}` for none).

@@ -6,7 +6,7 @@ import { RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue/memory';
 import type { ShutdownSettings } from './settings.js';
 
 /**
- * What a stop left undone (CONTRACT.md "Dependencies and faults": exit 0 when drained,
+ * What a stop left undone (docs/CONTRACT.md "Dependencies and faults": exit 0 when drained,
  * otherwise non-zero and one log line naming what was abandoned).
  */
 export interface StopReport {
@@ -52,7 +52,7 @@ export function abandonedMessage(report: StopReport): string {
 export const MAX_RUN_IDS_NAMED = 1_000;
 
 /**
- * The bound of a stop in ms from the signal (CONTRACT.md "Dependencies and faults"):
+ * The bound of a stop in ms from the signal (docs/CONTRACT.md "Dependencies and faults"):
  * `shutdown_delay_ms` (unless `withDelay` is false: a standalone worker serves no load
  * balancer) + `shutdown_grace_ms` + the worker's stop slack (`RUN_WORKER_STOP_SLACK_MS`,
  * 250 ms) + `shutdown_close_budget_ms`.
@@ -106,7 +106,7 @@ interface ConnectionState {
 }
 
 /**
- * The drain of one HTTP listener (CONTRACT.md "Dependencies and faults": stop accepting,
+ * The drain of one HTTP listener (docs/CONTRACT.md "Dependencies and faults": stop accepting,
  * answer what was received, with `Connection: close` on kept-alive connections).
  *
  * Written here rather than taken from a library because the libraries that fit
@@ -208,7 +208,7 @@ const STOP_GUARD_MARGIN_MS = 1_000;
 
 /**
  * Exits once `stopping` settles: 0 after the "stopped" line when everything drained,
- * otherwise 1 after ONE error line naming what was abandoned (CONTRACT.md "Dependencies
+ * otherwise 1 after ONE error line naming what was abandoned (docs/CONTRACT.md "Dependencies
  * and faults"). A guard exits 1 should the stop overrun `boundMs`.
  */
 export function exitAfterStop(logger: Logger, stopping: Promise<StopReport>, boundMs: number): void {

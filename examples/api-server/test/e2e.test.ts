@@ -26,7 +26,7 @@ function withoutRequestId(answer: Answer): Record<string, unknown> {
   return rest;
 }
 
-/** getRun is marked deprecated in the configuration file (CONTRACT.md "Index and versioning"). */
+/** getRun is marked deprecated in the configuration file (docs/CONTRACT.md "Index and versioning"). */
 const GET_RUN_DEPRECATION = { deprecated_at: '2026-12-01T00:00:00Z', sunset_at: '2027-06-30T00:00:00Z', link: 'https://e2e.example/changelog#get-run' };
 
 describe('examples/api-server end to end (child process)', function () {

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { startInstance, tempDir, type Child } from './support/server-process.js';
 
-// Issue 10, "Done when" (CONTRACT.md "Dependencies and faults", "Runs"): Redis SIGKILLed,
+// Issue 10, "Done when" (docs/CONTRACT.md "Dependencies and faults", "Runs"): Redis SIGKILLed,
 // then SIGSTOPped, 10 s each, under run-start traffic to 3 API instances (each with its
 // worker) sharing that Redis (AOF, appendfsync always, a directory of its own; restarted
 // on the same port and directory after the kill). Every answer is 202 or 503 with

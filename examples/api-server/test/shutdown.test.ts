@@ -1,4 +1,4 @@
-// Issue 10 part 2 (CONTRACT.md "Dependencies and faults"): SIGTERM under keep-alive load
+// Issue 10 part 2 (docs/CONTRACT.md "Dependencies and faults"): SIGTERM under keep-alive load
 // resets nothing; SIGTERM with Redis lost or paused exits within the bound; the delay
 // keeps serving while /readyz says draining. Each test prints its figures.
 import { Agent, request } from 'node:http';

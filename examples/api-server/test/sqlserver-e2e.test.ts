@@ -92,7 +92,7 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
   });
 
   it('answers 504 connection_timeout within request_timeout_ms when the database never answers nor acknowledges the cancel', async function () {
-    // CONTRACT.md "Dependencies and faults": the 504 is sent within request_timeout_ms
+    // docs/CONTRACT.md "Dependencies and faults": the 504 is sent within request_timeout_ms
     // (3000 here); before, tedious's cancelTimeout added 5 s.
     const emulate = tds.handler;
     tds.ignoreAttention = true;
@@ -136,7 +136,7 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
     expect(patched.status).to.equal(200);
   });
 
-  it('writes 9007199254740993 and 12345678901234567890.123456789 digit for digit (CONTRACT.md "Exact values"), also from a gzip body', async function () {
+  it('writes 9007199254740993 and 12345678901234567890.123456789 digit for digit (docs/CONTRACT.md "Exact values"), also from a gzip body', async function () {
     const exact = async (raw: string | Buffer, headers: Record<string, string> = {}): Promise<readonly unknown[]> => {
       const before = tds.requests.length;
       const r = await fetch(`${base}/api/v1/connections/${CONNECTION}/records`, {

@@ -55,7 +55,7 @@ describe('OrderRecorder (tested against the core fakes)', function () {
   it('an order the core finds invalid is refused with the path of the bad value', async function () {
     const { recorder, writer } = aRecorderOn();
     const result = await recorder.record(aPrincipal(), anOrder({ quantity: Number.NaN }));
-    // A number that cannot be written exactly (CONTRACT.md "Exact values").
+    // A number that cannot be written exactly (docs/CONTRACT.md "Exact values").
     expect(!result.ok && result.error.code).to.equal('invalid_value');
     expect(!result.ok && result.error.errors?.map((e) => e.path)).to.deep.equal(['/values/qty']);
     expect(writer.received).to.deep.equal([]);

@@ -83,13 +83,13 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
 }
 
 /**
- * The Koa app of the main address (`{base_url}`): the operations of api-spec.md
+ * The Koa app of the main address (`{base_url}`): the operations of docs/api-spec.md
  * (`GET /api/v1`, `POST`/`PATCH /api/v1/connections/{connection_id}/records`,
  * `POST /api/v1/agents/{agent_id}/run`, `GET /api/v1/runs/{run_id}`), the OpenAPI
  * document at `/openapi.yaml` and `/docs/api-reference/openapi.yaml`, `/llms.txt`,
  * `/docs`, the OAuth protected resource metadata (RFC 9728), `/livez` and `/readyz`:
  * the routes of `routes/`. A known path answers another method with 405 and `Allow`,
- * `OPTIONS` with 204. Errors are RFC 9457 problem details (CONTRACT.md "Envelope and errors").
+ * `OPTIONS` with 204. Errors are RFC 9457 problem details (docs/CONTRACT.md "Envelope and errors").
  */
 export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings, routes: readonly RouteDefinition[] = ROUTES): Koa {
   return build(useCases, settings, 'main', 'method_not_allowed', routes);
@@ -100,7 +100,7 @@ export function createHttpApp(useCases: HttpUseCases, settings: HttpAppSettings,
  * the egress listener (`POST` and `PATCH /v1/connections/{connection_id}/records`), with
  * the same credentials, bodies and answers as the main address, always on the egress
  * route. Anything else, another method on those paths included: 404.
- * Source: api-spec.md "POST .../records"; CONTRACT.md "Addresses".
+ * Source: docs/api-spec.md "POST .../records"; docs/CONTRACT.md "Addresses".
  */
 export function createEgressApp(useCases: HttpUseCases, settings: HttpAppSettings, routes: readonly RouteDefinition[] = ROUTES): Koa {
   return build(useCases, settings, 'egress', 'not_found', routes);

@@ -15,7 +15,7 @@ const LINGER_MS = 1_000;
 
 /**
  * The answer to each parser error code (llhttp `HPE_*`, Node `ERR_HTTP_*`). Header and
- * framing headers a client got wrong are `invalid_header` (CONTRACT.md "Envelope and
+ * framing headers a client got wrong are `invalid_header` (docs/CONTRACT.md "Envelope and
  * errors"); anything else unreadable is `bad_request`.
  */
 function codeOf(errorCode: string | undefined): HttpErrorCode {
@@ -110,7 +110,7 @@ const answered = new WeakSet<Duplex>();
 
 /**
  * Gives every request Node's HTTP parser refuses a problem details answer with an
- * `X-Request-Id` (CONTRACT.md "Request bodies and headers"), instead of Node's bare
+ * `X-Request-Id` (docs/CONTRACT.md "Request bodies and headers"), instead of Node's bare
  * `400 Bad Request` with no body:
  * - `clientError`: malformed request line or header, bad `Content-Length` or
  *   `Transfer-Encoding`, bad chunk → 400 `bad_request` / `invalid_header`; header

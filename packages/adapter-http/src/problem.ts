@@ -2,7 +2,7 @@ import type { DomainError, DomainErrorCode, ValidationIssue } from '@svc/core';
 
 /**
  * Error codes the HTTP adapter adds to the core's: protocol failures that only exist on
- * HTTP. Source: CONTRACT.md "Envelope and errors" (the table of statuses and codes).
+ * HTTP. Source: docs/CONTRACT.md "Envelope and errors" (the table of statuses and codes).
  */
 export type ProtocolErrorCode =
   | 'bad_request'
@@ -21,7 +21,7 @@ export type HttpErrorCode = DomainErrorCode | ProtocolErrorCode;
 
 /**
  * The status of every error code, in one exhaustive table: a new domain code does not
- * build until it is mapped here. Source: CONTRACT.md "Envelope and errors".
+ * build until it is mapped here. Source: docs/CONTRACT.md "Envelope and errors".
  */
 export const STATUS_BY_CODE = {
   bad_request: 400,
@@ -75,7 +75,7 @@ const TITLES: Readonly<Record<number, string>> = {
 
 /**
  * A problem details body (RFC 9457) as this API sends it, with content type
- * `application/problem+json`. Source: CONTRACT.md "Envelope and errors".
+ * `application/problem+json`. Source: docs/CONTRACT.md "Envelope and errors".
  */
 export interface ProblemDetails {
   readonly type: 'about:blank';

@@ -25,7 +25,7 @@ export function setRateLimitHeaders(target: HeaderSink, decision: RateLimitDecis
  * The rate-limit headers of a decision: `RateLimit-Limit`, `RateLimit-Remaining`,
  * `RateLimit-Reset` (seconds, delta), their legacy `x-ratelimit-*` aliases
  * (`x-ratelimit-reset` is Unix time in seconds), and `Retry-After` (seconds) when refused.
- * Source: api-spec.md "Errors" (429 headers); CONTRACT.md "Rate limits".
+ * Source: docs/api-spec.md "Errors" (429 headers); docs/CONTRACT.md "Rate limits".
  */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -64,7 +64,7 @@ export interface AuthenticatedRoute extends RouteBase {
   readonly credential: OperationId;
   /**
    * Builds the handler once per listener: it turns the request into the use case's
-   * input, calls `execute` and sends the result (ARCHITECTURE.md "Style to follow").
+   * input, calls `execute` and sends the result (docs/ARCHITECTURE.md "Style to follow").
    */
   readonly handler: (deps: RouteDeps, listener: Listener) => (ctx: Context, caller: Caller) => Promise<void>;
 }

@@ -44,7 +44,7 @@ export interface HttpAppSettings {
   readonly egressUrl: string;
   /**
    * Largest JSON body in bytes, counted after decoding; default `DEFAULT_BODY_LIMIT_BYTES`
-   * (1 MiB, CONTRACT.md "Row writes"). Over it: 413. Enforced here and stated in the document.
+   * (1 MiB, docs/CONTRACT.md "Row writes"). Over it: 413. Enforced here and stated in the document.
    */
   readonly bodyLimitBytes?: number;
   /** Operations marked deprecated: they answer with Deprecation, Sunset and Link. */

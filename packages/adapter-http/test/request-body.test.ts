@@ -4,7 +4,7 @@ import { ExactNumber } from '@svc/core';
 import { expectProblem, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import { apiKey, call, recordsPath, runPath, SECRETS, startApps, type RunningApps } from './support/harness.js';
 
-// CONTRACT.md "Request bodies and headers", "Row writes" and "Exact values": bodies are
+// docs/CONTRACT.md "Request bodies and headers", "Row writes" and "Exact values": bodies are
 // decoded, held to 1 MiB after decoding and parsed keeping every member and digit.
 describe('adapter-http: request bodies read exactly', function () {
   let apps: RunningApps;

@@ -119,7 +119,7 @@ const cases: Case[] = [
     send: (a) =>
       call(a.url, 'POST', recordsPath(), { headers: { ...key, ...json }, raw: JSON.stringify(anInsert({ values: { note: 'x'.repeat(1024 * 1024) } })) }),
   },
-  // Request bodies and exact values (CONTRACT.md "Request bodies and headers", "Exact values")
+  // Request bodies and exact values (docs/CONTRACT.md "Request bodies and headers", "Exact values")
   {
     name: 'insert, gzip-coded body',
     path: RECORDS,

@@ -8,7 +8,7 @@ function failingWriter(error: WriteError): RecordWriter {
   return { insert: () => Promise.resolve(err(error)), update: () => Promise.resolve(err(error)) };
 }
 
-// CONTRACT.md "Envelope and errors": the customer's database unreachable → 502
+// docs/CONTRACT.md "Envelope and errors": the customer's database unreachable → 502
 // connection_unavailable; not answering in time → 504 connection_timeout.
 describe('database failures over HTTP (502 / 504)', function () {
   const cases = [

@@ -54,7 +54,7 @@ const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'delayed', 'prioritized'
 
 /**
  * The core {@link RunQueue} on BullMQ: durable in Redis, so that a run answered 202
- * survives a crash of the API process or of a worker (CONTRACT.md "Runs").
+ * survives a crash of the API process or of a worker (docs/CONTRACT.md "Runs").
  *
  * `enqueue` writes the run's record in the {@link RedisRunStore} (created only if
  * absent), so `RunStore.get` finds it at once from any process, and a BullMQ job whose

@@ -39,7 +39,7 @@ export interface BullMqRunsSettings {
 }
 
 /**
- * Default of {@link BullMqRunsSettings.operationTimeoutMs}: 1000 ms, half of CONTRACT.md's
+ * Default of {@link BullMqRunsSettings.operationTimeoutMs}: 1000 ms, half of docs/CONTRACT.md's
  * default `dependency_timeout_ms` (2000), because a request also charges the rate
  * limiter, whose Redis call has its own share of that bound.
  */

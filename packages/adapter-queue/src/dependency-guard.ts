@@ -39,7 +39,7 @@ export function isRedisUnavailable(error: unknown): boolean {
  *
  * The deadline is ours and not only ioredis `commandTimeout`, because one operation may
  * be several commands (a NOSCRIPT miss, then EVAL) and its bound is per operation.
- * Source: CONTRACT.md "Dependencies and faults" (503 within `dependency_timeout_ms`).
+ * Source: docs/CONTRACT.md "Dependencies and faults" (503 within `dependency_timeout_ms`).
  *
  * @param timeoutMs - the bound in ms; `undefined` waits as long as the client does
  *   (workers, whose clients wait out an outage).

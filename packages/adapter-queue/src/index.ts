@@ -7,7 +7,7 @@
  * - Durable (BullMQ on Redis): {@link BullMqRuns} — {@link BullMqRunQueue},
  *   {@link RedisRunStore}, {@link BullMqRunWorker}.
  * - {@link DemoRunProcessor} (a stand-in agent) and {@link LogNotifier}.
- * Source: CONTRACT.md "Runs"; ARCHITECTURE.md.
+ * Source: docs/CONTRACT.md "Runs"; docs/ARCHITECTURE.md.
  */
 export type { RunBackend, RunWorker, RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
 export { BullMqRuns, DEFAULT_OPERATION_TIMEOUT_MS, type BullMqRunsSettings } from './bullmq-runs.js';

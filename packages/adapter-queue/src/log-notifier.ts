@@ -6,7 +6,7 @@ import type { Logger, Notifier, Run } from '@svc/core';
  * and the address, and nothing else of the run. Runs without an address have nobody to
  * notify and write nothing. The address is not a secret, but it is personal data: the
  * line carries it because it is the notification; nothing else does.
- * Source: CONTRACT.md "Runs" (`notification_email`).
+ * Source: docs/CONTRACT.md "Runs" (`notification_email`).
  */
 export class LogNotifier implements Notifier {
   /** @param logger - where the line goes (info level). */

@@ -22,7 +22,7 @@ export function reconnectDelayMs(times: number): number {
 /**
  * ioredis options of a client that serves HTTP requests (the run queue's `enqueue` and the
  * run store's `get` in the API process), where a lost Redis must become a 503 within
- * `operationTimeoutMs` (CONTRACT.md "Dependencies and faults"):
+ * `operationTimeoutMs` (docs/CONTRACT.md "Dependencies and faults"):
  * - `enableOfflineQueue: false`: while disconnected a command fails at once instead of
  *   waiting in ioredis's queue for a reconnect that may never come.
  * - `maxRetriesPerRequest: 0`: a command in flight when the connection drops fails at

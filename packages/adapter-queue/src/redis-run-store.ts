@@ -72,7 +72,7 @@ export interface RedisRunStoreOptions {
   /**
    * Seconds a run record is kept once its status is final (succeeded, failed,
    * cancelled), so that `GET {status_url}` still answers for that long; default 30 days,
-   * 0 keeps it forever. A run that is not final never expires (CONTRACT.md "Runs": a run
+   * 0 keeps it forever. A run that is not final never expires (docs/CONTRACT.md "Runs": a run
    * answered 202 is never lost).
    */
   readonly finishedRunTtlSeconds?: number;
@@ -102,7 +102,7 @@ export const DEFAULT_FINISHED_RUN_TTL_SECONDS = DEFAULT_RUN_RETENTION_SECONDS;
  * `create` and `transition` one each (a Lua script, atomic). Nothing here closes the
  * client: its owner does (see `BullMqRuns`). Every call turns a lost, failing or (with
  * `operationTimeoutMs`) silent Redis into the core's `DependencyUnavailableError`.
- * Source: CONTRACT.md "Runs"; core `ports/run-store.ts`.
+ * Source: docs/CONTRACT.md "Runs"; core `ports/run-store.ts`.
  */
 export class RedisRunStore implements RunStore {
   private readonly client: Redis;

@@ -52,7 +52,7 @@ export interface RunBackend {
    * True when a queued run survives this process (BullMQ: it waits in Redis for any
    * worker), false when it lives in this process (in memory). A stopping server stops a
    * durable backend's workers at once, and keeps the others taking runs while it still
-   * answers requests (CONTRACT.md "Dependencies and faults").
+   * answers requests (docs/CONTRACT.md "Dependencies and faults").
    */
   readonly durable: boolean;
   /** Accepts runs (core `RunQueue`). */

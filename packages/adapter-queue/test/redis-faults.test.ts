@@ -5,7 +5,7 @@ import { BullMqRuns, DemoRunProcessor } from '@svc/adapter-queue';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { RecordingNotifier } from './support/runs.js';
 
-// CONTRACT.md "Dependencies and faults": a lost, failing or paused Redis becomes the core's
+// docs/CONTRACT.md "Dependencies and faults": a lost, failing or paused Redis becomes the core's
 // DependencyUnavailableError within the bound, and the same process works again after.
 const BOUND_MS = 300;
 /** Generous slack over the bound for a loaded 2-core machine; the measured figure is printed. */

@@ -32,7 +32,7 @@ export interface FlexibleMemoryRateLimitStoreOptions {
  * Limits hold per process; with several instances use {@link RedisRateLimitStore}. Memory
  * is bounded by the keys seen in one window (rate-limiter-flexible drops a key when its
  * window ends).
- * Source: api-spec.md "Limits"; CONTRACT.md "Rate limits".
+ * Source: docs/api-spec.md "Limits"; docs/CONTRACT.md "Rate limits".
  */
 export class FlexibleMemoryRateLimitStore implements RateLimitStore {
   private readonly limiters = new Map<string, RateLimiterMemory>();

@@ -99,7 +99,7 @@ export interface RedisRateLimitStoreOptions {
 
 /**
  * Default of {@link RedisRateLimitStoreOptions.operationTimeoutMs}: 500 ms, a quarter of
- * CONTRACT.md's default `dependency_timeout_ms` (2000): a run start also waits for the
+ * docs/CONTRACT.md's default `dependency_timeout_ms` (2000): a run start also waits for the
  * run queue (half of it) after the limiter, and the rest is headroom for the process.
  */
 export const DEFAULT_RATE_LIMIT_TIMEOUT_MS = 500;
@@ -139,7 +139,7 @@ export interface RedisRateLimitStoreConnectOptions extends Omit<RedisRateLimitSt
 }
 
 /**
- * Fixed-window {@link RateLimitStore} shared by every instance through Redis (CONTRACT.md
+ * Fixed-window {@link RateLimitStore} shared by every instance through Redis (docs/CONTRACT.md
  * "Rate limits": with Redis configured, limits hold across every instance).
  *
  * How all-or-none works, and why: one Lua script reads the window of every rule of the
@@ -168,7 +168,7 @@ export interface RedisRateLimitStoreConnectOptions extends Omit<RedisRateLimitSt
  * `operationTimeoutMs`, so no request waits on the limiter longer than that, and for the
  * next second requests skip Redis (one request tries it again after that). With
  * `insurance: false` every such request rejects with `DependencyUnavailableError` instead.
- * Source: api-spec.md "Limits", "Errors" (429 headers); CONTRACT.md "Rate limits".
+ * Source: docs/api-spec.md "Limits", "Errors" (429 headers); docs/CONTRACT.md "Rate limits".
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly client: Redis;

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { RedisRateLimitStore } from '@svc/adapter-ratelimit';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 
-// CONTRACT.md "Dependencies and faults": the limiter decides every request within its
+// docs/CONTRACT.md "Dependencies and faults": the limiter decides every request within its
 // bound whatever Redis does: from its insurance, or (insurance off) with
 // DependencyUnavailableError; and shares limits through Redis again once it is back.
 const BOUND_MS = 200;

@@ -1,7 +1,7 @@
 import { domainError, formatEntityName, type EntityName, type WriteError } from '@svc/core';
 
 /**
- * SQL Server error numbers this adapter knows (sys.messages), per CONTRACT.md "Row
+ * SQL Server error numbers this adapter knows (sys.messages), per docs/CONTRACT.md "Row
  * writes": 208 → `unknown_entity`, 207 → `unknown_column`, 2627/2601/547/515 →
  * `constraint_violation`, 245/8114/2628/8152 → `invalid_value`. 8115, 220, 241 and 242
  * (arithmetic overflow, date conversion) are the same kind of caller mistake as 245 and
@@ -176,9 +176,9 @@ function flatten(error: unknown): unknown[] {
 }
 
 /**
- * Classifies a failure of a write at the adapter's edge (ARCHITECTURE.md "Errors").
+ * Classifies a failure of a write at the adapter's edge (docs/ARCHITECTURE.md "Rules").
  *
- * - A SQL Server error number of the CONTRACT.md table → that domain error.
+ * - A SQL Server error number of the docs/CONTRACT.md table → that domain error.
  * - 1205 (deadlock victim) → `deadlock` (the caller retries once).
  * - Refused, unreachable, reset or closed connections and login failures →
  *   `connection_unavailable`; connect, request and pool timeouts → `connection_timeout`.

@@ -19,7 +19,7 @@ import { resolveSettings, type ResolvedSqlServerSettings, type SqlServerConnecti
 import { insertStatement, updateStatement, type Statement } from './statements.js';
 
 // tedious options knex passes through at run time although its types lack them
-// (NOTES-dependencies.md): the egress route's source address.
+// (docs/NOTES-dependencies.md): the egress route's source address.
 interface TediousPassThroughOptions {
   readonly localAddress?: string;
 }
@@ -52,13 +52,13 @@ const UNAVAILABLE_AFTER_DEADLOCKS = 'The database chose this write as a deadlock
  * - `route: 'egress'` binds the TCP source address to `egressSourceAddress`; the
  *   default route binds none.
  * - Errors: SQL Server numbers and driver codes become domain errors at this edge
- *   (CONTRACT.md "Row writes" and the error table): see `classify` in
+ *   (docs/CONTRACT.md "Row writes" and the error table): see `classify` in
  *   `error-mapping.ts`. A deadlock victim (1205) is retried once; a write that may have
  *   reached the database (timeout, dropped socket) is never resent.
  * - Rejects (a bug, not a domain error) for a connection id without settings, after
  *   `close()`, and for an unmapped database error ({@link UnmappedSqlServerError}).
  *
- * Source: ports/record-writer.ts; CONTRACT.md "Row writes"; ARCHITECTURE.md
+ * Source: ports/record-writer.ts; docs/CONTRACT.md "Row writes"; docs/ARCHITECTURE.md
  * "adapter-sqlserver"; MS-TDS 2.2.6.6 (RPC request), T-SQL `sp_executesql`.
  */
 export class SqlServerRecordWriter implements RecordWriter {
@@ -131,7 +131,7 @@ export class SqlServerRecordWriter implements RecordWriter {
   private async write(pool: Knex, command: InsertCommand, statement: Statement, isUpdate: boolean): Promise<Outcome> {
     const where = { connectionId: command.connection.connectionId, route: command.route };
     // One deadline for the whole write: the wait for a pooled connection, the request and
-    // its one retry (CONTRACT.md "Dependencies and faults": the 504 is sent within
+    // its one retry (docs/CONTRACT.md "Dependencies and faults": the 504 is sent within
     // request_timeout_ms).
     const deadlineAt = Date.now() + this.settings.requestTimeoutMs;
     for (let attempt = 1; ; attempt += 1) {
@@ -322,7 +322,7 @@ function answeredByServer(error: unknown): boolean {
  *
  * The deadline is this adapter's, not tedious's: tedious calls back on a request timeout
  * only once the server acknowledged its ATTENTION or `cancelTimeout` passed, so a hung
- * server would hold the answer past requestTimeoutMs (CONTRACT.md "Dependencies and
+ * server would hold the answer past requestTimeoutMs (docs/CONTRACT.md "Dependencies and
  * faults": the 504 is sent within that time). Whether a write cut off here applied is
  * unknown; it is reported as `connection_timeout`, never as a success, and its
  * connection is closed by `execute`.

@@ -4,8 +4,8 @@ import type { Logger } from '@svc/core';
 /**
  * How to reach one customer database (one `sqlserver` connection of the catalog).
  *
- * Source: CONTRACT.md "Row writes" (only `sqlserver` connections are written to) and
- * api-spec.md "Connection" (connection details are not part of the public API: they
+ * Source: docs/CONTRACT.md "Row writes" (only `sqlserver` connections are written to) and
+ * docs/api-spec.md "Connection" (connection details are not part of the public API: they
  * live in the server's configuration, never in a response or a log line).
  */
 export interface SqlServerConnectionSettings {
@@ -35,7 +35,7 @@ export interface SqlServerPoolSettings {
 
 /**
  * Settings of {@link SqlServerRecordWriter}, parsed once at start by the composition
- * root (ARCHITECTURE.md "Configuration").
+ * root (docs/ARCHITECTURE.md "Rules").
  */
 export interface SqlServerRecordWriterSettings {
   /**
@@ -46,7 +46,7 @@ export interface SqlServerRecordWriterSettings {
   readonly connections: ReadonlyMap<string, SqlServerConnectionSettings> | Readonly<Record<string, SqlServerConnectionSettings>>;
   /**
    * IPv4 or IPv6 address of this host that `route: 'egress'` traffic leaves from, the
-   * stable address customers allowlist (CONTRACT.md "Row writes", `X-Svc-Egress`).
+   * stable address customers allowlist (docs/CONTRACT.md "Row writes", `X-Svc-Egress`).
    * Absent: egress traffic leaves from the operating system's default source address
    * (a warning is logged once), like the default route, but on its own pool.
    */

@@ -37,7 +37,7 @@ const NVARCHAR_MAX_LENGTH = 4000;
 /**
  * Quotes one identifier part as a SQL Server delimited identifier: `[` + the part with
  * every `]` doubled + `]` (T-SQL "Database identifiers", delimited identifiers;
- * CONTRACT.md "Row writes"). Nothing is stripped, split or refused that the core's
+ * docs/CONTRACT.md "Row writes"). Nothing is stripped, split or refused that the core's
  * identifier rules allow, so `we]ird table` stays that table and never becomes another.
  *
  * @throws Error when the part breaks the core's identifier rules (empty, over 128
@@ -64,7 +64,7 @@ const DECIMAL_TEXT_LENGTH = 41;
  * Binds a JSON value with a SQL Server type that holds it exactly: string → nvarchar,
  * boolean → bit, null → nvarchar NULL (SQL Server converts a NULL nvarchar implicitly to
  * the column's type for every column a JSON value can fill), and a number (JS `number`
- * or `ExactNumber` of @svc/core) by its exact decimal form (CONTRACT.md "Exact values"):
+ * or `ExactNumber` of @svc/core) by its exact decimal form (docs/CONTRACT.md "Exact values"):
  *
  * - an integer within `int` → int, within `bigint` → bigint, sent from its exact text
  *   (tedious 19 writes a `bigint` parameter with `writeBigInt64LE(BigInt(value))`, so a

@@ -3,7 +3,7 @@ import { SqlServerRecordWriter } from '@svc/adapter-sqlserver';
 import { TdsServer, type EmulatedRow } from '@svc/tds-server';
 import { aSqlServerConnection, CONNECTION_ID, settingsFor } from './support.js';
 
-// The writer passes the same suite as the in-memory fake (ARCHITECTURE.md "Style to
+// The writer passes the same suite as the in-memory fake (docs/ARCHITECTURE.md "Style to
 // follow"), here against the scripted server's table emulator over real TDS; the same
 // suite runs against a real SQL Server in real-sqlserver.test.ts.
 recordWriterContract('SqlServerRecordWriter on the scripted TDS server', async () => {

@@ -3,7 +3,7 @@ import { ExactNumber, type EntityName } from '@svc/core';
 import { TdsServer } from '@svc/tds-server';
 import { aSqlServerConnection, Writers } from './support.js';
 
-// CONTRACT.md "Exact values", proved by what the scripted TDS server decodes from the
+// docs/CONTRACT.md "Exact values", proved by what the scripted TDS server decodes from the
 // wire: its decoder is its own (tds-protocol.ts), not tedious's.
 describe('SqlServerRecordWriter: numbers reach SQL Server digit for digit', function () {
   let server: TdsServer;

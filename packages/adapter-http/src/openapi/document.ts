@@ -102,7 +102,7 @@ function pathsOf(routes: readonly RouteDefinition[], doc: DocumentContext, depre
 /**
  * Builds the OpenAPI 3.1 document of the API from the route list (each route's operation
  * object) and the core's JSON Schemas, stating the limits the server enforces.
- * Source: CONTRACT.md "Index and versioning"; OpenAPI 3.1.0.
+ * Source: docs/CONTRACT.md "Index and versioning"; OpenAPI 3.1.0.
  */
 export function buildOpenApiDocument(settings: OpenApiSettings, routes: readonly RouteDefinition[] = ROUTES): Record<string, unknown> {
   const limits = enforcedLimits(settings.rateLimits, settings);

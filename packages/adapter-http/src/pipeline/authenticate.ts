@@ -11,7 +11,7 @@ const WWW_AUTHENTICATE_REALM = 'Bearer realm="svc"';
  * invalid, expired or unsupported credential) or 403 (`insufficient_scope`) with the
  * `WWW-Authenticate` of RFC 6750 §3, and returns `undefined`. An authenticated caller
  * gets the request's rate-limit meter (`rateLimits.meterFor`), charged later, once.
- * Source: CONTRACT.md "Authentication"; api-spec.md "Authentication".
+ * Source: docs/CONTRACT.md "Authentication"; docs/api-spec.md "Authentication".
  */
 export async function authenticate(
   ctx: Context,
@@ -37,7 +37,7 @@ export async function authenticate(
 /**
  * Every `X-API-Key` and `Authorization` header line, in order, from the raw header list:
  * `ctx.request.headers` keeps only the first Authorization and joins repeated X-API-Key
- * lines, which would hide a second credential (CONTRACT.md "Request bodies and headers").
+ * lines, which would hide a second credential (docs/CONTRACT.md "Request bodies and headers").
  * Node's `headersDistinct` gives the same lines but builds an object of every header on
  * each request; this walks the name/value pairs once and keeps two.
  */

@@ -1,6 +1,6 @@
 /**
  * An operation marked deprecated in configuration.
- * Source: CONTRACT.md "Index and versioning" (Deprecation RFC 9745, Sunset RFC 8594,
+ * Source: docs/CONTRACT.md "Index and versioning" (Deprecation RFC 9745, Sunset RFC 8594,
  * `Link; rel="deprecation"` RFC 9745 §3).
  */
 export interface Deprecation {

@@ -30,7 +30,7 @@ const ACCEPT_ENCODING = { 'Accept-Encoding': ACCEPTED_CONTENT_CODINGS } as const
  * an unsupported `Content-Encoding`; 413 over `limitBytes`, counted after decoding; 400
  * `invalid_json` for a body that cannot be decoded or parsed, or that repeats a member
  * name (see {@link readJsonBody}). An absent body is `undefined`: the use case's
- * validation names it. Source: CONTRACT.md "Request bodies and headers".
+ * validation names it. Source: docs/CONTRACT.md "Request bodies and headers".
  *
  * @throws HttpProblem with `unsupported_media_type`, `payload_too_large` or `invalid_json`.
  */
@@ -65,7 +65,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]{1,40}$/u;
 /**
  * Reads a JSON request body exactly: decodes its `Content-Encoding`, holds the decoded
  * size to `limitBytes`, checks UTF-8, and parses it with a maintained parser that keeps
- * every member and every number's text. Source: CONTRACT.md "Request bodies and
+ * every member and every number's text. Source: docs/CONTRACT.md "Request bodies and
  * headers", "Row writes" and "Exact values".
  *
  * - `Content-Encoding`: `gzip` (and `x-gzip`), `deflate` (zlib format) and `br` are
@@ -85,7 +85,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]{1,40}$/u;
  *
  * Why @humanwhocodes/momoa and not lossless-json: lossless-json 4.3.3 keeps number text
  * but silently merges a member given twice with an equal value (`parse.js`: the
- * duplicate hook runs only when `!isDeepEqual(value, object[key])`), while CONTRACT.md
+ * duplicate hook runs only when `!isDeepEqual(value, object[key])`), while docs/CONTRACT.md
  * refuses every repeated member name. momoa's syntax tree keeps every member and each
  * number's position, so the text is sliced from the body; it lets a raw control
  * character through inside a string (measured: `"x\u0001"` parses), which is checked here.

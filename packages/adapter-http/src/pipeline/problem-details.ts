@@ -24,7 +24,7 @@ export function sendJson(ctx: Context, status: number, body: unknown): void {
 
 /**
  * Sends the RFC 9457 problem details of an adapter code, with the request's id.
- * Source: CONTRACT.md "Envelope and errors".
+ * Source: docs/CONTRACT.md "Envelope and errors".
  */
 export function sendProblem(ctx: Context, code: HttpErrorCode, detail: string, errors?: DomainError['errors']): void {
   const body = problemOf(code, detail, { errors, requestId: ctx.state['requestId'] as string });

@@ -9,7 +9,7 @@ import { sendError, sendJson } from './problem-details.js';
  * The rate-limit stage of an authenticated route: runs the route's handler, and makes
  * sure the request was charged exactly once (core `RequestMeter`) and that its answer
  * carries the rate-limit headers of that charge, like every authenticated answer
- * (CONTRACT.md "Rate limits"):
+ * (docs/CONTRACT.md "Rate limits"):
  * - the handler charged (through the use case): {@link sendResult} set the headers;
  * - the body could not be read (415, 413, `invalid_json`: an {@link HttpProblem}), so the
  *   use case never ran: the request is charged here; over the limit the answer is 429
@@ -45,7 +45,7 @@ function setDecisionHeaders(ctx: Context, meter: RequestMeter): void {
 /**
  * Sends a use case's result: the rate-limit headers of the request's charge (before the
  * body's headers), then `{"data": value}` with `status`, or the problem details of the
- * error. Source: CONTRACT.md "Envelope and errors", "Rate limits".
+ * error. Source: docs/CONTRACT.md "Envelope and errors", "Rate limits".
  */
 export function sendResult<T>(ctx: Context, meter: RequestMeter, result: Result<T, DomainError>, status: number): void {
   setDecisionHeaders(ctx, meter);

@@ -13,7 +13,7 @@ const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
  * `DependencyUnavailableError` 503 `service_unavailable` with `Retry-After: 5`; any other
  * throw a 500 `internal_error` that reveals nothing: the log line holds the request id
  * and the error's type, never its message (it may hold SQL text).
- * Source: CONTRACT.md "Envelope and errors".
+ * Source: docs/CONTRACT.md "Envelope and errors".
  */
 export function requestContext(logger: Logger): Middleware {
   return async (ctx: Context, next: Next) => {

@@ -20,7 +20,7 @@ export interface MountedRoute {
 /**
  * What a known path answers to a method it does not serve: `method_not_allowed` (405
  * with `Allow`; `OPTIONS` 204 with `Allow`) on the main address; `not_found` on the egress
- * address, which serves nothing but its operations (CONTRACT.md "Addresses").
+ * address, which serves nothing but its operations (docs/CONTRACT.md "Addresses").
  */
 export type OtherMethods = 'method_not_allowed' | 'not_found';
 

@@ -5,7 +5,7 @@ import type { FixedRoute } from '../route.js';
 
 /**
  * `GET /api/v1`: the API index, without a credential and without the `data` envelope;
- * computed once, cacheable (`ETag`, 304). Source: api-spec.md "GET /api/v1"; CONTRACT.md
+ * computed once, cacheable (`ETag`, 304). Source: docs/api-spec.md "GET /api/v1"; docs/CONTRACT.md
  * "Index and versioning".
  */
 export const describeApiRoute: FixedRoute = {

@@ -4,7 +4,7 @@ import { pathParam, type AuthenticatedRoute } from '../route.js';
 
 /**
  * `GET /api/v1/runs/{run_id}` (a run's `status_url`): the run → 200 `{"data": Run}`.
- * Source: api-spec.md "GET /api/v1/runs/{run_id}"; CONTRACT.md "Runs".
+ * Source: docs/CONTRACT.md "Runs" (the run status operation is not in docs/api-spec.md).
  */
 export const getRunRoute: AuthenticatedRoute = {
   kind: 'authenticated',

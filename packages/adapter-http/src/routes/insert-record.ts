@@ -8,7 +8,7 @@ import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
  * `POST /api/v1/connections/{connection_id}/records` (and `POST /v1/connections/{connection_id}/records`
  * on the egress address): insert one row → 201 `{"data": {"rows_affected": 1}}`.
  * On the main address the route comes from `X-Svc-Egress`; on the egress address it is
- * always the egress route. Source: api-spec.md "POST .../records"; CONTRACT.md "Row writes", "Addresses".
+ * always the egress route. Source: docs/api-spec.md "POST .../records"; docs/CONTRACT.md "Row writes", "Addresses".
  */
 export const insertRecordRoute: AuthenticatedRoute = {
   kind: 'authenticated',

@@ -4,7 +4,7 @@ import type { FixedRoute } from '../route.js';
 /**
  * `GET /openapi.yaml` and `/docs/api-reference/openapi.yaml`: the OpenAPI 3.1 document,
  * assembled once from the route list (`openapi/document.ts`); cacheable.
- * Source: CONTRACT.md "Index and versioning".
+ * Source: docs/CONTRACT.md "Index and versioning".
  */
 export const openApiDocumentRoute: FixedRoute = {
   kind: 'fixed',

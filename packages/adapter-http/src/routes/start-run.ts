@@ -7,7 +7,7 @@ import { pathParam, type AuthenticatedRoute } from '../route.js';
 /**
  * `POST /api/v1/agents/{agent_id}/run`: start an asynchronous run → 202
  * `{"data": RunStartResult}` with `Location` = `status_url`. Charged to the credential
- * and the agent. Source: api-spec.md "POST /api/v1/agents/{agent_id}/run"; CONTRACT.md "Runs".
+ * and the agent. Source: docs/api-spec.md "POST /api/v1/agents/{agent_id}/run"; docs/CONTRACT.md "Runs".
  */
 export const startRunRoute: AuthenticatedRoute = {
   kind: 'authenticated',

@@ -9,7 +9,7 @@ import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
  * on the egress address): update the one row selected by `key_column = key_value` → 200
  * `{"data": {"rows_affected": 0|1}}`; 409 `ambiguous_key` when the key selects several rows.
  * On the main address the route comes from `X-Svc-Egress`; on the egress address it is
- * always the egress route. Source: api-spec.md "PATCH .../records"; CONTRACT.md "Row writes", "Addresses".
+ * always the egress route. Source: docs/api-spec.md "PATCH .../records"; docs/CONTRACT.md "Row writes", "Addresses".
  */
 export const updateRecordRoute: AuthenticatedRoute = {
   kind: 'authenticated',

@@ -1,6 +1,6 @@
 /**
  * An agent that runs can be started for.
- * Source: api-spec.md "Agent"; CONTRACT.md "Authentication" (belongs to one account).
+ * Source: docs/api-spec.md "Agent"; docs/CONTRACT.md "Authentication" (belongs to one account).
  */
 export interface Agent {
   /** Identifier used in `POST /api/v1/agents/{agent_id}/run`. */

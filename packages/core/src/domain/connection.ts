@@ -1,7 +1,7 @@
 /**
  * A connected data system as the core sees it.
  *
- * Source: api-spec.md "Connection" (identified by a UUID, has a type) and CONTRACT.md
+ * Source: docs/api-spec.md "Connection" (identified by a UUID, has a type) and docs/CONTRACT.md
  * "Authentication" (belongs to exactly one account). Connection details (host, user,
  * password) are the writer adapter's business, never the core's.
  */
@@ -16,7 +16,7 @@ export interface Connection {
 
 /**
  * The only connection type that allows row writes.
- * Source: api-spec.md "Connection", CONTRACT.md "Row writes".
+ * Source: docs/api-spec.md "Connection", docs/CONTRACT.md "Row writes".
  */
 export const WRITABLE_CONNECTION_TYPE = 'sqlserver';
 

@@ -8,14 +8,14 @@ import { err, ok, type Result } from './result.js';
  * - `egress`: from the configured stable egress source address that customers
  *   allowlist (header `X-Svc-Egress: true`, or a request to `{egress_url}`).
  *
- * Source: api-spec.md "POST .../records" (`X-Svc-Egress`), CONTRACT.md "Addresses".
+ * Source: docs/api-spec.md "POST .../records" (`X-Svc-Egress`), docs/CONTRACT.md "Addresses".
  */
 export type EgressRoute = 'default' | 'egress';
 
 /**
  * Reads the `X-Svc-Egress` header: absent → `default`; `true` / `false` in any case →
  * `egress` / `default`; anything else → `invalid_header` (400).
- * Source: api-spec.md "POST .../records" (boolean header); CONTRACT.md "Row writes".
+ * Source: docs/api-spec.md "POST .../records" (boolean header); docs/CONTRACT.md "Row writes".
  *
  * @param header - the raw header value, `undefined` when absent.
  */

@@ -4,7 +4,7 @@ import { err, ok, type Result } from './result.js';
 /**
  * A table addressed as `schema.table`.
  *
- * Source: api-spec.md "Record (row)" (entity written `schema.table`) and CONTRACT.md
+ * Source: docs/api-spec.md "Record (row)" (entity written `schema.table`) and docs/CONTRACT.md
  * "Row writes" (exactly two parts, each 1..128 characters, no control characters and no
  * dot inside a part). Parts are kept raw; the SQL adapter quotes them as identifiers.
  */

@@ -2,8 +2,8 @@
  * The closed set of domain error codes, as sent in the `code` member of a problem
  * details body (snake_case).
  *
- * Source: CONTRACT.md "Envelope and errors" (the table of statuses and codes) and
- * api-spec.md "Errors". The HTTP adapter maps every code to a status in one exhaustive
+ * Source: docs/CONTRACT.md "Envelope and errors" (the table of statuses and codes) and
+ * docs/api-spec.md "Errors". The HTTP adapter maps every code to a status in one exhaustive
  * table, so a new code does not build until it is mapped.
  */
 export const DOMAIN_ERROR_CODES = [
@@ -33,7 +33,7 @@ export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
  * One failed rule of a validated input.
  *
  * `path` is a JSON Pointer (RFC 6901) into the request body, e.g. `/values/qty` or
- * `/files/3/content_type`; `""` is the body itself. Source: CONTRACT.md "Envelope and
+ * `/files/3/content_type`; `""` is the body itself. Source: docs/CONTRACT.md "Envelope and
  * errors" (`errors: [{path, message}]`).
  */
 export interface ValidationIssue {
@@ -47,11 +47,11 @@ export interface ValidationIssue {
  * An expected failure of a use case.
  *
  * `detail` is human-readable and safe to send to the caller: it never holds SQL text,
- * host names, user names, passwords, stack traces or credentials (CONTRACT.md
+ * host names, user names, passwords, stack traces or credentials (docs/CONTRACT.md
  * "Envelope and errors").
  */
 export interface DomainError<C extends DomainErrorCode = DomainErrorCode> {
-  /** Machine-readable code (CONTRACT.md table). */
+  /** Machine-readable code (docs/CONTRACT.md table). */
   readonly code: C;
   /** Human-readable explanation that names the offending field where there is one. */
   readonly detail: string;

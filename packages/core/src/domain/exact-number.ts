@@ -10,7 +10,7 @@ const JSON_NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/u;
  * float; {@link parseJsonNumber} decides which numbers need it.
  *
  * It holds any JSON number; whether it can be written is decided by
- * {@link exactDecimalOf} (CONTRACT.md "Exact values"), whose refusal the use cases answer
+ * {@link exactDecimalOf} (docs/CONTRACT.md "Exact values"), whose refusal the use cases answer
  * with `invalid_value`.
  */
 export class ExactNumber {
@@ -42,7 +42,7 @@ export class ExactNumber {
 
 /**
  * A number in the form SQL Server can take without losing a digit: an integer within
- * `bigint`, or a value of `decimal(38, scale)`. Source: CONTRACT.md "Exact values".
+ * `bigint`, or a value of `decimal(38, scale)`. Source: docs/CONTRACT.md "Exact values".
  */
 export interface ExactDecimal {
   /**
@@ -68,7 +68,7 @@ export const INEXACT_NUMBER_MESSAGE =
   'cannot be written exactly: a number must be an integer within bigint (-9223372036854775808..9223372036854775807) or a decimal of at most 38 digits, at most 38 of them after the decimal point';
 
 /**
- * The exact decimal form of a number (CONTRACT.md "Exact values"): an integer within
+ * The exact decimal form of a number (docs/CONTRACT.md "Exact values"): an integer within
  * `bigint`, or a decimal of at most 38 digits in all (counting zeros between the point
  * and the first significant digit, as `decimal(38, s)` does) with at most 38 after the
  * point. A JS `number` is taken as its shortest round-trip text (`String(n)`: `0.1` is

@@ -2,7 +2,7 @@
  * A reference to a file uploaded beforehand, as an element of `files` or
  * `background_files` in a run request.
  *
- * Source: api-spec.md "Uploaded file reference"; CONTRACT.md "Runs" (all three members
+ * Source: docs/api-spec.md "Uploaded file reference"; docs/CONTRACT.md "Runs" (all three members
  * non-empty strings, `content_type` a media type `type/subtype`).
  */
 export interface FileReference {

@@ -2,7 +2,7 @@ import { err, ok, type Result } from './result.js';
 
 /**
  * Longest identifier part, in UTF-16 code units: SQL Server's `sysname` is
- * `nvarchar(128)`. Source: CONTRACT.md "Row writes" (each part 1..128 characters).
+ * `nvarchar(128)`. Source: docs/CONTRACT.md "Row writes" (each part 1..128 characters).
  */
 export const MAX_IDENTIFIER_LENGTH = 128;
 
@@ -11,7 +11,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /**
  * Checks one SQL identifier part (a schema, table or column name) against the rules of
- * CONTRACT.md "Row writes": 1..128 characters, no control characters, no dot. `]`,
+ * docs/CONTRACT.md "Row writes": 1..128 characters, no control characters, no dot. `]`,
  * spaces and any other printable character are allowed; the SQL adapter quotes them.
  *
  * @param part - the candidate name.

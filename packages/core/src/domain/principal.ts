@@ -1,24 +1,24 @@
 /**
- * Kinds of credential. Source: api-spec.md "Authentication" (API key `svc-…`, OAuth
+ * Kinds of credential. Source: docs/api-spec.md "Authentication" (API key `svc-…`, OAuth
  * access token `svcpt_…`).
  */
 export type CredentialKind = 'api_key' | 'oauth';
 
-/** Prefix of every API key. Source: api-spec.md "Authentication" item 2. */
+/** Prefix of every API key. Source: docs/api-spec.md "Authentication" item 2. */
 export const API_KEY_PREFIX = 'svc-';
-/** Prefix of every OAuth access token. Source: api-spec.md "Authentication" item 3. */
+/** Prefix of every OAuth access token. Source: docs/api-spec.md "Authentication" item 3. */
 export const ACCESS_TOKEN_PREFIX = 'svcpt_';
 
-/** OAuth scope needed to start a run. Source: api-spec.md "Authentication" item 5. */
+/** OAuth scope needed to start a run. Source: docs/api-spec.md "Authentication" item 5. */
 export const SCOPE_RUNS_WRITE = 'runs:write';
-/** OAuth scope needed to read a run. Source: CONTRACT.md "Authentication". */
+/** OAuth scope needed to read a run. Source: docs/CONTRACT.md "Authentication". */
 export const SCOPE_RUNS_READ = 'runs:read';
 /** Every OAuth scope this service knows, as listed in the index. */
 export const SUPPORTED_SCOPES = [SCOPE_RUNS_WRITE, SCOPE_RUNS_READ] as const;
 
 /**
  * The authenticated caller of one request.
- * Source: CONTRACT.md "Authentication" (every credential belongs to one account).
+ * Source: docs/CONTRACT.md "Authentication" (every credential belongs to one account).
  */
 export interface Principal {
   /** Account the credential belongs to. */

@@ -3,7 +3,7 @@
  *
  * Use cases return expected outcomes (bad input, not found, rate limited, ...) as a
  * `Result`, so their signatures list what they can produce; only bugs and lost
- * infrastructure are thrown. Source: ARCHITECTURE.md "Errors".
+ * infrastructure are thrown. Source: docs/ARCHITECTURE.md "Rules".
  *
  * @typeParam T - the success value.
  * @typeParam E - the error value.

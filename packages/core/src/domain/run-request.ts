@@ -1,13 +1,13 @@
 import type { FileReference } from './file-reference.js';
 
-/** Most foreground files in one run request. Source: api-spec.md "Limits". */
+/** Most foreground files in one run request. Source: docs/api-spec.md "Limits". */
 export const MAX_FILES_PER_RUN = 50;
-/** Most background files in one run request. Source: api-spec.md "Limits". */
+/** Most background files in one run request. Source: docs/api-spec.md "Limits". */
 export const MAX_BACKGROUND_FILES_PER_RUN = 10;
 
 /**
  * Option 1 of a run request: uploaded files, with an optional instruction.
- * Source: CONTRACT.md "Runs".
+ * Source: docs/CONTRACT.md "Runs".
  */
 export interface FilesRunRequest {
   readonly kind: 'files';
@@ -25,7 +25,7 @@ export interface FilesRunRequest {
 
 /**
  * Option 2 of a run request: a user message only.
- * Source: CONTRACT.md "Runs".
+ * Source: docs/CONTRACT.md "Runs".
  */
 export interface MessageRunRequest {
   readonly kind: 'message';
@@ -35,6 +35,6 @@ export interface MessageRunRequest {
 
 /**
  * What a run is started with: files (Option 1) or a message only (Option 2), never
- * both shapes. Source: api-spec.md "POST /api/v1/agents/{agent_id}/run".
+ * both shapes. Source: docs/api-spec.md "POST /api/v1/agents/{agent_id}/run".
  */
 export type RunRequest = FilesRunRequest | MessageRunRequest;

@@ -1,8 +1,8 @@
 import type { RunRequest } from './run-request.js';
 
 /**
- * Statuses of a run. `queued` is reported right after the start (api-spec.md "States and
- * transitions"); the others are CONTRACT.md "Runs".
+ * Statuses of a run. `queued` is reported right after the start (docs/api-spec.md "States and
+ * transitions"); the others are docs/CONTRACT.md "Runs".
  */
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 
@@ -31,7 +31,7 @@ export function canTransition(from: RunStatus, to: RunStatus): boolean {
 }
 
 /**
- * An agent run. Source: api-spec.md "Run-start result"; CONTRACT.md "Runs" (the shape
+ * An agent run. Source: docs/api-spec.md "Run-start result"; docs/CONTRACT.md "Runs" (the shape
  * answered at `status_url`).
  */
 export interface Run {

@@ -48,7 +48,7 @@ export class InMemoryRecordWriter implements RecordWriter {
     this.received.push(command);
     const table = this.resolve(command.entity, { ...command.values, [command.key.column]: command.key.value });
     if (!table.ok) return Promise.resolve(table);
-    // Numbers compare by exact value (CONTRACT.md "Exact values"), as SQL Server compares
+    // Numbers compare by exact value (docs/CONTRACT.md "Exact values"), as SQL Server compares
     // the exactly bound parameter: 9007199254740993 never selects 9007199254740992.
     const matches = table.value.rows.filter((r) => Object.hasOwn(r, command.key.column) && sameColumnValue(r[command.key.column], command.key.value));
     if (matches.length > 1) {

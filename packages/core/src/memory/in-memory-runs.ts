@@ -37,7 +37,7 @@ export interface InMemoryRunStoreOptions {
 /**
  * Runs held in one process's memory. Embedded default and fake.
  *
- * Bounded (CONTRACT "Dependencies and faults": the in-memory default must not grow without
+ * Bounded (docs/CONTRACT.md "Dependencies and faults": the in-memory default must not grow without
  * limit under load): a run that is not final is always kept (it is owed an answer), while
  * finished runs expire `retentionSeconds` after they finished and, past
  * `maxFinishedRuns`, the one that finished first is dropped. Both are checked on every

@@ -5,7 +5,7 @@ import type { Connection } from '../domain/connection.js';
  *
  * Contract: `findById` resolves `undefined` for an unknown id; visibility to the caller
  * is checked by the use case (another account's connection answers 404 exactly like a
- * missing one, CONTRACT.md "Authentication").
+ * missing one, docs/CONTRACT.md "Authentication").
  */
 export interface ConnectionCatalog {
   /**

@@ -2,7 +2,7 @@ import type { CredentialKind } from '../domain/principal.js';
 
 /**
  * A credential as stored: never the secret, only its SHA-256 digest.
- * Source: CONTRACT.md "Authentication" (secrets stored and compared as SHA-256 digests).
+ * Source: docs/CONTRACT.md "Authentication" (secrets stored and compared as SHA-256 digests).
  */
 export interface StoredCredential {
   /** Stable, non-secret identifier (used in logs and rate-limit keys). */

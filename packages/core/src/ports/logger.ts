@@ -2,7 +2,7 @@
  * Structured logging, shaped like pino's `(fields, message)` so a pino logger fits as is.
  *
  * Contract: `fields` never carry secrets, SQL text, host names, user names, passwords or
- * row values (CONTRACT.md "Envelope and errors"); implementations must not throw.
+ * row values (docs/CONTRACT.md "Envelope and errors"); implementations must not throw.
  */
 export interface Logger {
   info(fields: Record<string, unknown>, message: string): void;

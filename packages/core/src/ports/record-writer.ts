@@ -5,7 +5,7 @@ import type { EntityName } from '../domain/entity-name.js';
 import type { DomainError } from '../domain/errors.js';
 import type { Result } from '../domain/result.js';
 
-/** Insert one row. Source: api-spec.md "POST /api/v1/connections/{connection_id}/records". */
+/** Insert one row. Source: docs/api-spec.md "POST /api/v1/connections/{connection_id}/records". */
 export interface InsertCommand {
   /** Target connection; its type allows writes (checked before the writer is called). */
   readonly connection: Connection;
@@ -17,19 +17,19 @@ export interface InsertCommand {
   readonly route: EgressRoute;
 }
 
-/** Update the one row selected by a key. Source: api-spec.md "PATCH .../records". */
+/** Update the one row selected by a key. Source: docs/api-spec.md "PATCH .../records". */
 export interface UpdateCommand extends InsertCommand {
   /** `key_column = key_value`. */
   readonly key: KeySelector;
 }
 
-/** A successful row write. Source: api-spec.md "Row-write result". */
+/** A successful row write. Source: docs/api-spec.md "Row-write result". */
 export interface WriteOutcome {
   /** Rows the statement itself affected (trigger statements not counted). */
   readonly rowsAffected: number;
 }
 
-/** Expected failures of a row write, per CONTRACT.md "Row writes" and its error table. */
+/** Expected failures of a row write, per docs/CONTRACT.md "Row writes" and its error table. */
 export type WriteErrorCode =
   | 'unknown_entity'
   | 'unknown_column'

@@ -7,7 +7,7 @@ import type { Run } from '../domain/run.js';
  * this implementation (memory: the process; Redis: the server) and readable through the
  * matching {@link RunStore}; it will be processed at least once. Enqueueing the same
  * `runId` twice never creates a second run. It rejects when the queue is unreachable,
- * and then nothing was promised to the caller (CONTRACT.md "Runs": a run answered 202 is
+ * and then nothing was promised to the caller (docs/CONTRACT.md "Runs": a run answered 202 is
  * never lost).
  */
 export interface RunQueue {

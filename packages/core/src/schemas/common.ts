@@ -1,15 +1,15 @@
 /**
  * Building blocks of the request body schemas (JSON Schema 2020-12, as used by
- * OpenAPI 3.1). Source: CONTRACT.md "Row writes" and "Runs".
+ * OpenAPI 3.1). Source: docs/CONTRACT.md "Row writes" and "Runs".
  */
 
 /**
  * One identifier part: 1..128 characters, no control characters, no dot.
- * Source: CONTRACT.md "Row writes".
+ * Source: docs/CONTRACT.md "Row writes".
  */
 export const IDENTIFIER_PATTERN = '^[^.\\p{Cc}]{1,128}$';
 
-/** `schema.table`, each part an identifier. Source: CONTRACT.md "Row writes". */
+/** `schema.table`, each part an identifier. Source: docs/CONTRACT.md "Row writes". */
 export const ENTITY_PATTERN = '^[^.\\p{Cc}]{1,128}\\.[^.\\p{Cc}]{1,128}$';
 
 /** A media type `type/subtype` (RFC 6838 restricted names, optional parameters). */
@@ -35,7 +35,7 @@ export const columnValueSchema = {
  * Most parameters one row write binds. SQL Server takes at most 2,100 parameters in one
  * RPC request, and `sp_executesql` (which carries every write) uses two of them for the
  * statement and its declarations: 2,101 or 2,102 are refused with error 8003 (seen by
- * SqlClient and EF Core users: dotnet/efcore#37336). Source: CONTRACT.md "Exact values";
+ * SqlClient and EF Core users: dotnet/efcore#37336). Source: docs/CONTRACT.md "Exact values";
  * T-SQL "Maximum capacity specifications" (parameters per stored procedure).
  */
 export const MAX_WRITE_PARAMETERS = 2_098;
@@ -52,7 +52,7 @@ export const columnValuesSchema = {
   examples: [{ sku: 'A-1', qty: 3, paid: true, note: null }],
 } as const;
 
-/** Schema of an uploaded file reference. Source: api-spec.md "Uploaded file reference". */
+/** Schema of an uploaded file reference. Source: docs/api-spec.md "Uploaded file reference". */
 export const fileReferenceSchema = {
   type: 'object',
   additionalProperties: false,

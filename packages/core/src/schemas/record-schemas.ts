@@ -2,7 +2,7 @@ import { columnValuesSchema, entitySchema, IDENTIFIER_PATTERN, MAX_WRITE_PARAMET
 
 /**
  * Body of `POST /api/v1/connections/{connection_id}/records`.
- * Source: api-spec.md (entity and values required); CONTRACT.md "Row writes" (unknown
+ * Source: docs/api-spec.md (entity and values required); docs/CONTRACT.md "Row writes" (unknown
  * members refused).
  */
 export const insertRecordBodySchema = {
@@ -19,7 +19,7 @@ export const insertRecordBodySchema = {
 
 /**
  * Body of `PATCH /api/v1/connections/{connection_id}/records`.
- * Source: api-spec.md; CONTRACT.md "Row writes" (all four members required, `key_value`
+ * Source: docs/api-spec.md; docs/CONTRACT.md "Row writes" (all four members required, `key_value`
  * a string, number or boolean).
  */
 export const updateRecordBodySchema = {
@@ -42,7 +42,7 @@ export const updateRecordBodySchema = {
         'Value of the key of the row to update; null is not allowed. A number is bound exactly (an integer within bigint, or a decimal of at most 38 digits) or refused with `invalid_value`.',
       examples: [42],
     },
-    // key_value is one more parameter of the statement (CONTRACT.md "Exact values").
+    // key_value is one more parameter of the statement (docs/CONTRACT.md "Exact values").
     values: { ...columnValuesSchema, maxProperties: MAX_WRITE_PARAMETERS - 1 },
   },
 } as const;

@@ -2,8 +2,8 @@
  * JSON Schemas (2020-12, as used by OpenAPI 3.1) of the bodies the API answers with,
  * next to the request schemas, so that the OpenAPI document states what the use cases
  * return from the same place that states what they accept. Each has an `$id`; bare
- * `$ref`s name another schema's `$id`. Source: api-spec.md (the operations' responses,
- * "API index object", "Errors"); CONTRACT.md "Envelope and errors".
+ * `$ref`s name another schema's `$id`. Source: docs/api-spec.md (the operations' responses,
+ * "API index object", "Errors"); docs/CONTRACT.md "Envelope and errors".
  */
 import { RUN_STATUSES } from '../domain/run.js';
 
@@ -160,7 +160,7 @@ export const apiIndexSchema = {
  * An RFC 9457 problem details body, as every error of the API is sent
  * (`application/problem+json`). `code` is any snake_case code here: the core knows its
  * domain codes, a transport adds its own (the HTTP adapter narrows it to the codes of its
- * status table). Source: CONTRACT.md "Envelope and errors"; RFC 9457 §3.
+ * status table). Source: docs/CONTRACT.md "Envelope and errors"; RFC 9457 §3.
  */
 export const problemDetailsSchema = {
   $id: 'Problem',

@@ -3,7 +3,7 @@ import { fileReferenceSchema, MAX_MESSAGE_LENGTH } from './common.js';
 
 /**
  * Option 1 of the run request body: files, with optional message, notification address
- * and background files. Source: CONTRACT.md "Runs"; api-spec.md "Limits".
+ * and background files. Source: docs/CONTRACT.md "Runs"; docs/api-spec.md "Limits".
  */
 export const filesRunBodySchema = {
   $id: 'RunWithFiles',
@@ -42,7 +42,7 @@ export const filesRunBodySchema = {
 } as const;
 
 /**
- * Option 2 of the run request body: a message only. Source: CONTRACT.md "Runs".
+ * Option 2 of the run request body: a message only. Source: docs/CONTRACT.md "Runs".
  */
 export const messageRunBodySchema = {
   $id: 'RunWithMessage',

@@ -11,19 +11,19 @@ import { MAX_WRITE_PARAMETERS } from './common.js';
 import { insertRecordBodySchema, updateRecordBodySchema } from './record-schemas.js';
 import { filesRunBodySchema, messageRunBodySchema } from './run-schemas.js';
 
-/** Wire body of the row insert, once valid. Source: api-spec.md "POST .../records". */
+/** Wire body of the row insert, once valid. Source: docs/api-spec.md "POST .../records". */
 export interface InsertRecordBody {
   readonly entity: string;
   readonly values: ColumnValues;
 }
 
-/** Wire body of the row update, once valid. Source: CONTRACT.md "Row writes". */
+/** Wire body of the row update, once valid. Source: docs/CONTRACT.md "Row writes". */
 export interface UpdateRecordBody extends InsertRecordBody {
   readonly key_column: string;
   readonly key_value: string | number | ExactNumber | boolean;
 }
 
-/** Wire body of a run request, Option 1. Source: CONTRACT.md "Runs". */
+/** Wire body of a run request, Option 1. Source: docs/CONTRACT.md "Runs". */
 export interface FilesRunBody {
   readonly files: readonly FileReference[];
   readonly message?: string;
@@ -32,7 +32,7 @@ export interface FilesRunBody {
   readonly background_files?: readonly FileReference[];
 }
 
-/** Wire body of a run request, Option 2. Source: CONTRACT.md "Runs". */
+/** Wire body of a run request, Option 2. Source: docs/CONTRACT.md "Runs". */
 export interface MessageRunBody {
   readonly message: string;
 }
@@ -219,7 +219,7 @@ function checkColumnNames<T extends InsertRecordBody>(body: T): ValidationIssue[
   return issues.slice(0, MAX_ISSUES);
 }
 
-// CONTRACT.md "Exact values": every number in `values` and `key_value` is written
+// docs/CONTRACT.md "Exact values": every number in `values` and `key_value` is written
 // exactly or refused, naming the field.
 function checkNumbers<T extends InsertRecordBody>(body: T): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -247,7 +247,7 @@ function checkRecordBody<T extends InsertRecordBody>(result: Result<T, Validatio
 /**
  * Validates the body of a row insert against {@link insertRecordBodySchema}, then the
  * column names (identifier rules, no two equal case-insensitively) and the numbers
- * (CONTRACT.md "Exact values").
+ * (docs/CONTRACT.md "Exact values").
  * @returns the typed body; `validation_failed` with every failed rule as issues with
  *   JSON Pointer paths; or `invalid_value` naming each number that cannot be written
  *   exactly.
@@ -270,7 +270,7 @@ const OPTION_1_ONLY = ['files', 'process_together', 'notification_email', 'backg
  * Validates a run request body: Option 1 when any member only Option 1 has is present
  * (`files`, `process_together`, `notification_email`, `background_files`), else Option 2.
  * A body with neither `files` nor `message` gets one issue on the body itself.
- * Source: CONTRACT.md "Runs".
+ * Source: docs/CONTRACT.md "Runs".
  */
 export function validateStartRunBody(body: unknown): Result<FilesRunBody | MessageRunBody, ValidationIssue[]> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {

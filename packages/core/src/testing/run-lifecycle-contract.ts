@@ -51,7 +51,7 @@ class ScriptedProcessor implements RunProcessor {
 }
 
 /**
- * The status rules of core `RunLifecycle` (CONTRACT.md "Runs"; `domain/run.ts`) driven
+ * The status rules of core `RunLifecycle` (docs/CONTRACT.md "Runs"; `domain/run.ts`) driven
  * over a {@link RunStoreHarness}'s store, so that every store a worker may use is shown to
  * carry them: queued → running → succeeded; `{ok: false}` → failed without retry; a throw
  * with attempts left → queued again; a throw on the last attempt → failed with a safe

@@ -17,7 +17,7 @@ export type OperationId = 'insertRecord' | 'updateRecord' | 'startRun' | 'getRun
 
 /**
  * Which operations accept OAuth access tokens, and with which scope.
- * Source: api-spec.md "Authentication" items 5 and 9; CONTRACT.md "Authentication"
+ * Source: docs/api-spec.md "Authentication" items 5 and 9; docs/CONTRACT.md "Authentication"
  * (run creation with `runs:write`, run status with `runs:read`, nothing else).
  */
 export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | undefined>> = {
@@ -31,7 +31,7 @@ export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | und
  * Input of {@link Authenticate}: every value of the two credential headers, in the order
  * received, each header line a separate value (not joined with commas); an empty list
  * when the header is absent. Every value is needed because two credentials that disagree
- * are refused (CONTRACT.md "Request bodies and headers").
+ * are refused (docs/CONTRACT.md "Request bodies and headers").
  */
 export interface AuthenticateInput {
   /** Every `X-API-Key` header value. */
@@ -67,11 +67,11 @@ function kindOf(secret: string): CredentialKind | undefined {
 /**
  * Turns the raw credential headers of a request into a {@link Principal}.
  *
- * Rules (api-spec.md "Authentication", CONTRACT.md "Authentication"):
+ * Rules (docs/api-spec.md "Authentication", docs/CONTRACT.md "Authentication"):
  * - no credential → `missing_credential`;
  * - two credentials that differ — two `Authorization` values, two `X-API-Key` values, or
  *   `X-API-Key` and a bearer token — → `invalid_credential`; the same secret sent more
- *   than once is one credential (CONTRACT.md "Request bodies and headers");
+ *   than once is one credential (docs/CONTRACT.md "Request bodies and headers");
  * - an `Authorization` scheme other than Bearer, or an access token in `X-API-Key` →
  *   `unsupported_credential`;
  * - unknown prefix, unknown secret → `invalid_credential`;

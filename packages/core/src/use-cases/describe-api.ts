@@ -1,16 +1,16 @@
 import { SUPPORTED_SCOPES } from '../domain/principal.js';
 import { DEFAULT_RATE_LIMITS, type WindowLimit } from '../domain/rate-limit.js';
 
-/** Current major version, matching the URL path segment. Source: api-spec.md "Versioning". */
+/** Current major version, matching the URL path segment. Source: docs/api-spec.md "Versioning". */
 export const API_VERSION = 'v1';
 
-/** Minimum sunset notice in days. Source: CONTRACT.md "Index and versioning". */
+/** Minimum sunset notice in days. Source: docs/CONTRACT.md "Index and versioning". */
 export const MINIMUM_SUNSET_NOTICE_DAYS = 180;
 
-/** Names of the deprecation headers. Source: CONTRACT.md (RFC 9745, RFC 8594, RFC 8288). */
+/** Names of the deprecation headers. Source: docs/CONTRACT.md (RFC 9745, RFC 8594, RFC 8288). */
 export const DEPRECATION_HEADERS = ['Deprecation', 'Sunset', 'Link'] as const;
 
-/** The seven rate-limit response headers. Source: api-spec.md "Errors". */
+/** The seven rate-limit response headers. Source: docs/api-spec.md "Errors". */
 export const RATE_LIMIT_HEADERS = [
   'RateLimit-Limit',
   'RateLimit-Remaining',
@@ -85,7 +85,7 @@ export function apiIndexSettings(
   };
 }
 
-/** The API index object. Source: api-spec.md "API index object" (every field). */
+/** The API index object. Source: docs/api-spec.md "API index object" (every field). */
 export interface ApiIndex {
   readonly name: string;
   readonly version: string;
@@ -144,7 +144,7 @@ function deepFreeze<T>(value: T): T {
 /**
  * Describes the API: `GET /api/v1` (no credential). The index is built once from
  * settings; `execute` returns the same frozen object every time.
- * Source: api-spec.md "GET /api/v1" and "API index object"; CONTRACT.md "Index and
+ * Source: docs/api-spec.md "GET /api/v1" and "API index object"; docs/CONTRACT.md "Index and
  * versioning".
  */
 export class DescribeApi {

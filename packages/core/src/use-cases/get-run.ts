@@ -22,7 +22,7 @@ export type GetRunErrorCode = 'not_found' | 'rate_limited';
 /**
  * Reads a run at its `status_url`: `GET /api/v1/runs/{run_id}`.
  * Another account's run answers `not_found` exactly like a missing one.
- * Source: CONTRACT.md "Runs".
+ * Source: docs/CONTRACT.md "Runs".
  */
 export class GetRun {
   constructor(

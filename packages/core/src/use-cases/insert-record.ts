@@ -15,7 +15,7 @@ import { executeRecordWrite, type RecordWriteErrorCode, type RecordWriteInput, t
  * write on the requested route (`unknown_entity`, `unknown_column`,
  * `constraint_violation`, `invalid_value`, `connection_unavailable`,
  * `connection_timeout`).
- * Source: api-spec.md "POST .../records"; CONTRACT.md "Row writes".
+ * Source: docs/api-spec.md "POST .../records"; docs/CONTRACT.md "Row writes".
  */
 export class InsertRecord {
   constructor(

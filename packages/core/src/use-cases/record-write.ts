@@ -27,7 +27,7 @@ export interface RecordWriteInput {
   readonly route: EgressRoute | { readonly egressHeader: string | undefined };
 }
 
-/** Result data of a row write, as on the wire. Source: api-spec.md "Row-write result". */
+/** Result data of a row write, as on the wire. Source: docs/api-spec.md "Row-write result". */
 export interface RowWriteResult {
   readonly rows_affected: number;
 }
@@ -50,7 +50,7 @@ export function connectionNotFound(connectionId: string): DomainError<'not_found
 }
 
 /**
- * Finds the connection a row write targets, in the order CONTRACT.md fixes: a
+ * Finds the connection a row write targets, in the order docs/CONTRACT.md fixes: a
  * malformed or unknown id, or another account's connection → `not_found` (never tell
  * which); a type other than `sqlserver` → `writes_not_supported`, before any database
  * is touched.
@@ -97,7 +97,7 @@ export type WriteStep<B> = (
 ) => Promise<Result<WriteOutcome, WriteError>>;
 
 /**
- * The steps shared by the row insert and the row update, in CONTRACT.md's order:
+ * The steps shared by the row insert and the row update, in docs/CONTRACT.md's order:
  * charge the request (`input.meter`: the credential's window, `rate_limited`); check `X-Svc-Egress`
  * (`invalid_header`); validate the body (`validation_failed`; a number that cannot be
  * written exactly: `invalid_value`); find the connection

@@ -34,7 +34,7 @@ export interface RunLifecycleOptions {
 /**
  * The status rules of processing a run, shared by every worker (core's in-process one,
  * adapter-queue's BullMQ one, an embedder's) so that all move runs the same way
- * (CONTRACT.md "Runs"; statuses and transitions: `domain/run.ts`):
+ * (docs/CONTRACT.md "Runs"; statuses and transitions: `domain/run.ts`):
  * queued → running (one more attempt) → succeeded | failed, or back to queued when the
  * processor throws and attempts remain (the caller waits the backoff). A processor that
  * resolves `{ok: false}` fails the run at once: it is an answer, not an accident, so it is

@@ -2,7 +2,7 @@ import type { Run, RunStatus } from '../domain/run.js';
 
 /**
  * A run as answered by `GET {status_url}`.
- * Source: CONTRACT.md "Runs" (`{run_id, workflow_run_id, agent_id, status, created_at,
+ * Source: docs/CONTRACT.md "Runs" (`{run_id, workflow_run_id, agent_id, status, created_at,
  * updated_at, ...}`); times are RFC 3339 strings in UTC.
  */
 export interface RunView {
@@ -17,7 +17,7 @@ export interface RunView {
   readonly failure_reason?: string;
 }
 
-/** `{base_url}/api/v1/runs/{run_id}`. Source: CONTRACT.md "Runs". */
+/** `{base_url}/api/v1/runs/{run_id}`. Source: docs/CONTRACT.md "Runs". */
 export function statusUrlOf(baseUrl: string, runId: string): string {
   return `${baseUrl}/api/v1/runs/${encodeURIComponent(runId)}`;
 }

@@ -23,7 +23,7 @@ export interface StartRunInput {
   readonly body: unknown;
 }
 
-/** The run-start result, as on the wire. Source: api-spec.md "Run-start result". */
+/** The run-start result, as on the wire. Source: docs/api-spec.md "Run-start result". */
 export interface RunStartResult {
   readonly run_id: string;
   readonly workflow_run_id: string;
@@ -71,7 +71,7 @@ function describe(request: RunRequest): string {
  * (`input.meter`: the credential's window and, for a valid request to a visible agent, the
  * agent's window too, 30 / 60 s by default) in one
  * all-or-none charge (`rate_limited`); record and enqueue the run; answer `queued`.
- * Source: api-spec.md "POST /api/v1/agents/{agent_id}/run", "Limits"; CONTRACT.md "Runs".
+ * Source: docs/api-spec.md "POST /api/v1/agents/{agent_id}/run", "Limits"; docs/CONTRACT.md "Runs".
  *
  * @throws when the queue is unreachable (nothing was promised: the caller answers 5xx).
  */

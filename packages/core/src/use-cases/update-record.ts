@@ -11,7 +11,7 @@ import { executeRecordWrite, type RecordWriteErrorCode, type RecordWriteInput, t
  *
  * Same steps and codes as {@link InsertRecord}, plus `ambiguous_key` when the key selects
  * more than one row (nothing is changed). 0 rows selected is a success with
- * `rows_affected: 0`. Source: api-spec.md "PATCH .../records"; CONTRACT.md "Row writes".
+ * `rows_affected: 0`. Source: docs/api-spec.md "PATCH .../records"; docs/CONTRACT.md "Row writes".
  */
 export class UpdateRecord {
   constructor(

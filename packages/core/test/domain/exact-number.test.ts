@@ -7,7 +7,7 @@ function exactOf(value: string | number): { text: string; scale: number; isBigin
   return result.ok ? result.value : result.error;
 }
 
-describe('ExactNumber and exactDecimalOf (CONTRACT.md "Exact values")', function () {
+describe('ExactNumber and exactDecimalOf (docs/CONTRACT.md "Exact values")', function () {
   it('keeps every digit of integers within bigint, whatever a JS number would make of them', function () {
     expect(exactOf('9007199254740993')).to.deep.equal({ text: '9007199254740993', scale: 0, isBigint: true });
     expect(exactOf('9223372036854775807')).to.deep.equal({ text: '9223372036854775807', scale: 0, isBigint: true });

@@ -12,7 +12,7 @@ import {
 } from '@svc/core/testing';
 
 // The fakes stand in for the real adapters in every use-case test, so they must pass the
-// same contract suites as those adapters do (ARCHITECTURE.md "Style to follow").
+// same contract suites as those adapters do (docs/ARCHITECTURE.md "Style to follow").
 
 recordWriterContract('InMemoryRecordWriter', () => {
   const writer = new InMemoryRecordWriter();

@@ -8,7 +8,7 @@ function columns(n: number): Record<string, string> {
   return Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, 'x']));
 }
 
-describe('Row writes: exact values and column rules (CONTRACT.md "Exact values")', function () {
+describe('Row writes: exact values and column rules (docs/CONTRACT.md "Exact values")', function () {
   let w: World;
   beforeEach(function () {
     w = aWorld();
