@@ -1,8 +1,7 @@
-import type { RecordWriteInput } from '@svc/core';
-import { apiKeyOnly, connectionIdParameter, contentEncodingParameter, egressHeaderParameter, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
-import { jsonBody } from '../pipeline/json-body.js';
+import { apiKeyOnly, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
 import { sendResult } from '../pipeline/rate-limit.js';
-import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
+import type { AuthenticatedRoute } from '../route.js';
+import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
 
 /**
  * `POST /api/v1/connections/{connection_id}/records` (and `POST /v1/connections/{connection_id}/records`
@@ -18,15 +17,7 @@ export const insertRecordRoute: AuthenticatedRoute = {
   paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
   handler: ({ useCases, limits }, listener) => {
     const insertRecord = useCases.insertRecord;
-    return async (ctx, caller) => {
-      const input: RecordWriteInput = {
-        ...caller,
-        connectionId: pathParam(ctx, 'connection_id'),
-        body: await jsonBody(ctx, limits.bodyLimitBytes),
-        route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
-      };
-      sendResult(ctx, caller.meter, await insertRecord.execute(input), 201);
-    };
+    return async (ctx, caller) => sendResult(ctx, caller.meter, await insertRecord.execute(await recordWriteInput(ctx, caller, listener, limits)), 201);
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'insertRecordViaEgress' : 'insertRecord',
@@ -36,7 +27,7 @@ export const insertRecordRoute: AuthenticatedRoute = {
       'Inserts one new row into `entity`. Only for `sqlserver` connections; other types answer 400 `writes_not_supported` before any database is touched. Identifiers are quoted, values are bound as parameters.' +
       (listener === 'egress' ? ' This address always uses the stable egress route.' : ''),
     security: apiKeyOnly,
-    parameters: listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter, contentEncodingParameter(limits)],
+    parameters: recordWriteParameters(listener, limits),
     requestBody: { required: true, content: { 'application/json': { schema: schemaRef('InsertRecordRequest') } } },
     responses: { '201': jsonResponse('Inserted.', 'RowWriteResponse'), ...rowWriteErrors() },
   }),

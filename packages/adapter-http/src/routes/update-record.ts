@@ -1,8 +1,7 @@
-import type { RecordWriteInput } from '@svc/core';
-import { apiKeyOnly, responseRef, connectionIdParameter, contentEncodingParameter, egressHeaderParameter, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
-import { jsonBody } from '../pipeline/json-body.js';
+import { apiKeyOnly, responseRef, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
 import { sendResult } from '../pipeline/rate-limit.js';
-import { pathParam, requestHeader, type AuthenticatedRoute } from '../route.js';
+import type { AuthenticatedRoute } from '../route.js';
+import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
 
 /**
  * `PATCH /api/v1/connections/{connection_id}/records` (and `PATCH /v1/connections/{connection_id}/records`
@@ -19,15 +18,7 @@ export const updateRecordRoute: AuthenticatedRoute = {
   paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
   handler: ({ useCases, limits }, listener) => {
     const updateRecord = useCases.updateRecord;
-    return async (ctx, caller) => {
-      const input: RecordWriteInput = {
-        ...caller,
-        connectionId: pathParam(ctx, 'connection_id'),
-        body: await jsonBody(ctx, limits.bodyLimitBytes),
-        route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
-      };
-      sendResult(ctx, caller.meter, await updateRecord.execute(input), 200);
-    };
+    return async (ctx, caller) => sendResult(ctx, caller.meter, await updateRecord.execute(await recordWriteInput(ctx, caller, listener, limits)), 200);
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'updateRecordViaEgress' : 'updateRecord',
@@ -37,7 +28,7 @@ export const updateRecordRoute: AuthenticatedRoute = {
       'Updates the row where `key_column = key_value`, in one transaction: 0 rows → `rows_affected: 0`; more than one → 409 `ambiguous_key` and nothing is changed. Only for `sqlserver` connections.' +
       (listener === 'egress' ? ' This address always uses the stable egress route.' : ''),
     security: apiKeyOnly,
-    parameters: listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter, contentEncodingParameter(limits)],
+    parameters: recordWriteParameters(listener, limits),
     requestBody: { required: true, content: { 'application/json': { schema: schemaRef('UpdateRecordRequest') } } },
     responses: { '200': jsonResponse('Updated (0 or 1 row).', 'RowWriteResponse'), ...rowWriteErrors({ '409': responseRef('Conflict') }) },
   }),

@@ -1,0 +1,28 @@
+import type { RecordWriteInput } from '@svc/core';
+import type { Context } from 'koa';
+import { connectionIdParameter, contentEncodingParameter, egressHeaderParameter, type Json } from '../openapi/components.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { pathParam, requestHeader, type Caller, type Listener } from '../route.js';
+import type { EnforcedLimits } from '../settings.js';
+
+/**
+ * The input of a row write (insert or update) from its request: the caller, the
+ * `connection_id` path parameter, the JSON body held to `limits.bodyLimitBytes`, and the
+ * route: always `egress` on the egress listener, else the `X-Svc-Egress` header for the
+ * core to check. Source: docs/api-spec.md "POST .../records"; docs/CONTRACT.md "Addresses".
+ *
+ * @throws HttpProblem when the body cannot be read (see `jsonBody`).
+ */
+export async function recordWriteInput(ctx: Context, caller: Caller, listener: Listener, limits: EnforcedLimits): Promise<RecordWriteInput> {
+  return {
+    ...caller,
+    connectionId: pathParam(ctx, 'connection_id'),
+    body: await jsonBody(ctx, limits.bodyLimitBytes),
+    route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
+  };
+}
+
+/** The OpenAPI parameters of a row write on `listener` (no `X-Svc-Egress` on the egress address). */
+export function recordWriteParameters(listener: Listener, limits: EnforcedLimits): Json[] {
+  return listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter, contentEncodingParameter(limits)];
+}
