@@ -19,6 +19,7 @@ export const SCENARIOS = {
   koa: 'bare Koa (baseline)',
   index: 'GET /api/v1 (index)',
   'koa-index-body': "bare Koa answering a body of the index's size (runs with index)",
+  'koa-index-peer': "same-work peer: bare Koa answering the index's bytes and headers (runs with index)",
   'run-memory': 'POST /api/v1/agents/{id}/run, in memory, log silent',
   'peer-koa-run-memory': 'same-work peer: Koa run start, in memory',
   'peer-fastify-run-memory': 'same-work peer: Fastify run start, in memory',
@@ -244,13 +245,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   /** The project's answer to the request each peer must answer alike, by project scenario. */
   const projectAnswers = new Map<ScenarioName, HttpAnswer>();
   let indexBodyBytes: number | undefined;
+  let indexAnswer: HttpAnswer | undefined;
   let redisRoundTrips: RoundTrips | undefined;
   let profile: ProfileReport | undefined;
 
   /** Starts a baseline child, loads `GET /`, stops it. */
-  async function baseline(name: 'node-http-server' | 'koa-server', nodeFlags: readonly string[] = [], bodyBytes?: number): Promise<LoadResult> {
+  async function baseline(name: 'node-http-server' | 'koa-server', nodeFlags: readonly string[] = [], bodyBytes?: number, answerFile?: string): Promise<LoadResult> {
     const port = await freePort();
-    const args = bodyBytes === undefined ? [String(port)] : [String(port), String(bodyBytes)];
+    const args = answerFile !== undefined ? [String(port), '--answer', answerFile] : bodyBytes === undefined ? [String(port)] : [String(port), String(bodyBytes)];
     const child = await startServerChild({ command: benchChild(name), nodeFlags, args, port, stderrFile: join(work, `${name}.stderr`) });
     try {
       return await measureLoad({ url: `http://127.0.0.1:${port}/`, method: 'GET' }, shape, child.cpuMs);
@@ -310,6 +312,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           const answer = await client.send();
           if (answer.status !== 200) throw new Skip(`the server answered ${describeAnswer(answer.status, answer.body)} to GET /api/v1`);
           indexBodyBytes = Buffer.byteLength(answer.body);
+          indexAnswer = answer;
         } finally {
           client.close();
         }
@@ -324,6 +327,16 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         label: `bare Koa answering ${indexBodyBytes} bytes (the index's size)`,
         result: await baseline('koa-server', [], indexBodyBytes),
       });
+      if (indexAnswer !== undefined) {
+        // The same-work peer of the index: its bytes and the headers the contract asks
+        // for (ETag, Cache-Control, Content-Type, a fresh X-Request-Id), nothing else.
+        const stable = ['content-type', 'etag', 'cache-control'];
+        const headers = Object.fromEntries(stable.flatMap((name) => (typeof indexAnswer?.headers[name] === 'string' ? [[name, indexAnswer.headers[name]]] : [])));
+        const file = join(work, 'index-answer.json');
+        writeFileSync(file, JSON.stringify({ body: indexAnswer.body, headers }));
+        log(`koa-index-peer: ${SCENARIOS['koa-index-peer']}`);
+        extraRows.push({ scenario: 'koa-index-peer', label: SCENARIOS['koa-index-peer'], result: await baseline('koa-server', [], undefined, file) });
+      }
     }
     return result;
   }

@@ -157,13 +157,15 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const index = row(report, 'index');
   const sameBody = row(report, 'koa-index-body')?.result?.requestsPerSecond;
+  const samePeer = row(report, 'koa-index-peer')?.result?.requestsPerSecond;
   const indexRps = index?.result?.requestsPerSecond;
   checks.push({
     target: 'index ≥ 0.9× bare Koa',
     measured:
       index?.ratio !== undefined && indexRps !== undefined
         ? `${ratio(index.ratio)} (${fmt(indexRps)} req/s)` +
-          (sameBody !== undefined ? `; ${ratio(indexRps / sameBody)} of bare Koa answering the index's ${report.indexBodyBytes ?? '?'} bytes` : '')
+          (sameBody !== undefined ? `; ${ratio(indexRps / sameBody)} of bare Koa answering the index's ${report.indexBodyBytes ?? '?'} bytes` : '') +
+          (samePeer !== undefined ? `; ${ratio(indexRps / samePeer)} of the same-work peer (same bytes and headers)` : '')
         : (index?.skip ?? 'not run'),
     met: index?.ratio === undefined ? undefined : index.ratio >= 0.9,
   });
