@@ -111,6 +111,8 @@ export class InMemoryRunStore implements RunStore {
   }
 
   private evict(): void {
+    // Nothing finished, nothing to drop: no clock read on the run-start path.
+    if (this.finished.size === 0) return;
     const expiredBefore = this.clock.now().getTime() - this.retentionMs;
     for (const [runId, finishedAt] of this.finished) {
       if (this.finished.size <= this.maxFinished && finishedAt > expiredBefore) break;
@@ -142,7 +144,7 @@ export class InMemoryRunQueue implements RunQueue {
     if (this.known.has(run.runId)) return;
     this.known.add(run.runId);
     this.pending.push(run.runId);
-    this.waiters.splice(0).forEach((wake) => wake());
+    if (this.waiters.length > 0) this.waiters.splice(0).forEach((wake) => wake());
   }
 
   /** Removes and returns the oldest pending run id, or `undefined` when none waits. */
