@@ -1,4 +1,4 @@
-import { domainError, err } from '@svc/core';
+import { DependencyUnavailableError, domainError, err } from '@svc/core';
 import { expect } from 'chai';
 import { expectProblem, expectRateLimited, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import { apiKey, call, recordsPath, SECRETS, startApps, type RunningApps } from './support/harness.js';
@@ -35,5 +35,27 @@ describe('adapter-http: the rate-limit stage charges every authenticated request
     expect(first.headers.get('ratelimit-remaining')).to.equal('1');
     expect((await call(apps.url, 'GET', '/api/v1/runs/r1', { headers })).headers.get('ratelimit-remaining')).to.equal('0');
     expectRateLimited(await call(apps.url, 'GET', '/api/v1/runs/r1', { headers }), 2, 60);
+  });
+
+  it('a 503 or a 500 thrown before the charge is charged too, and answers with the headers', async function () {
+    apps = await startApps({
+      limits: LIMITS,
+      override: () => ({
+        getRun: { execute: () => Promise.reject(new DependencyUnavailableError('run_store')) },
+        startRun: { execute: () => Promise.reject(new Error('a bug')) },
+      }),
+    });
+    const headers = apiKey(SECRETS.keyA);
+    const lost = await call(apps.url, 'GET', '/api/v1/runs/r1', { headers });
+    expectProblem(lost, 503, 'service_unavailable');
+    expectRateLimitHeaders(lost, true);
+    expect(lost.headers.get('ratelimit-remaining')).to.equal('1');
+    const bug = await call(apps.url, 'POST', '/api/v1/agents/agent_x/run', { headers: { ...headers, 'content-type': 'application/json' }, json: { message: 'hi' } });
+    expectProblem(bug, 500, 'internal_error');
+    expect(bug.headers.get('ratelimit-remaining')).to.equal('0');
+    // Over the limit a failure stays the failure it is: nothing was done either way.
+    const third = await call(apps.url, 'GET', '/api/v1/runs/r1', { headers });
+    expectProblem(third, 503, 'service_unavailable');
+    expect(third.headers.get('ratelimit-remaining')).to.equal('0');
   });
 });

@@ -15,21 +15,25 @@ import { sendError, sendJson } from './problem-details.js';
  *   use case never ran: the request is charged here; over the limit the answer is 429
  *   `rate_limited`, else the body's problem;
  * - the handler finished without charging: charged here; over the limit the answer
- *   becomes 429 `rate_limited`.
- * Any other throw passes on (with the headers of a charge already made).
+ *   becomes 429 `rate_limited`;
+ * - the handler threw anything else (a lost dependency: 503, a bug: 500) before
+ *   charging: charged here too, and the throw passes on with the headers; a charge that
+ *   itself fails (the store is lost as well) is dropped so the first failure answers.
  */
 export async function meteredRoute(ctx: Context, caller: Caller, handle: (ctx: Context, caller: Caller) => Promise<void>): Promise<void> {
   const meter = caller.meter;
   try {
     await handle(ctx, caller);
   } catch (error) {
-    if (error instanceof HttpProblem && !meter.charged) {
-      const refused = await meter.charge();
-      setDecisionHeaders(ctx, meter);
-      if (refused !== undefined) throw new HttpProblem(refused.code, refused.detail);
-    } else {
-      setDecisionHeaders(ctx, meter);
+    if (!meter.charged) {
+      // A lost rate-limit store must not hide the first failure: charged when it can be.
+      const refused = await meter.charge().catch(() => undefined);
+      if (refused !== undefined && error instanceof HttpProblem) {
+        setDecisionHeaders(ctx, meter);
+        throw new HttpProblem(refused.code, refused.detail);
+      }
     }
+    setDecisionHeaders(ctx, meter);
     throw error;
   }
   if (meter.charged) return;
