@@ -8,13 +8,10 @@
  * connections (the project's default `pool_max`), `201 {data: {rows_affected}}`.
  * `node koa-insert.js CONFIG_JSON`; stops on SIGTERM (closes the pool).
  */
-import { randomUUID } from 'node:crypto';
-import Koa from 'koa';
-import getRawBody from 'raw-body';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { Pool } from 'tarn';
 import { Connection, Request, TYPES } from 'tedious';
-import { BODY_LIMIT_BYTES, bodyValidators, credentialLookup, listen, problemBody, readPeerConfig, serialised, setRateLimitHeaders } from './shared.js';
+import { bodyValidators, listen, peerApp, problem, readPeerConfig, serialised, setRateLimitHeaders } from './shared.js';
 
 const config = readPeerConfig();
 const db = config.sqlserver;
@@ -22,7 +19,6 @@ if (db === undefined) throw new Error('the insert peer needs sqlserver in its co
 const { credential } = config.limits;
 const credentialLimiter = new RateLimiterMemory({ points: credential.requests, duration: credential.window_seconds, keyPrefix: 'rl:credential' });
 const charge = serialised();
-const authenticate = credentialLookup(config);
 const connections = new Map(config.connections.map((c) => [c.id, c.accountId]));
 const { insert: validate } = bodyValidators();
 
@@ -83,31 +79,7 @@ async function insert(entity: string, values: Record<string, unknown>): Promise<
 }
 
 const RECORDS_PATH = /^\/api\/v1\/connections\/([^/]+)\/records$/u;
-const app = new Koa();
-const problem = (ctx: Koa.Context, status: number, code: string, detail: string) => {
-  ctx.status = status;
-  ctx.type = 'application/problem+json';
-  ctx.body = problemBody(status, code, detail);
-};
-app.use(async (ctx) => {
-  if (ctx.method === 'GET' && ctx.path === '/livez') {
-    ctx.body = 'ok';
-    return;
-  }
-  const match = ctx.method === 'POST' ? RECORDS_PATH.exec(ctx.path) : null;
-  if (match === null) return problem(ctx, 404, 'not_found', 'No such route.');
-  ctx.set('X-Request-Id', randomUUID());
-  const caller = authenticate(ctx.headers);
-  if (caller === undefined) return problem(ctx, 401, 'invalid_credential', 'Unknown or missing API key.');
-  if (ctx.request.is('application/json') === false) return problem(ctx, 415, 'unsupported_media_type', 'Send application/json.');
-  let body: unknown;
-  try {
-    const length = ctx.get('content-length');
-    body = JSON.parse(await getRawBody(ctx.req, { limit: BODY_LIMIT_BYTES, encoding: 'utf8', ...(length !== '' ? { length } : {}) }));
-  } catch (error) {
-    const tooLarge = (error as { type?: unknown }).type === 'entity.too.large';
-    return problem(ctx, tooLarge ? 413 : 400, tooLarge ? 'payload_too_large' : 'invalid_json', 'The body is not JSON of at most 1 MiB.');
-  }
+const app = peerApp(config, RECORDS_PATH, async (ctx, match, caller, body) => {
   const decision = await charge([{ limiter: credentialLimiter, key: caller.keyId, limit: credential.requests }]);
   setRateLimitHeaders(ctx.res, decision);
   if (!decision.allowed) return problem(ctx, 429, 'rate_limited', 'Too many requests.');

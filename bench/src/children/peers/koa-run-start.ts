@@ -7,10 +7,9 @@
  * `202` with the project's headers and body. `GET /livez` answers 200.
  */
 import { randomUUID } from 'node:crypto';
-import Koa from 'koa';
-import getRawBody from 'raw-body';
+import type Koa from 'koa';
 import type { PeerConfig } from '../../api-config.js';
-import { BODY_LIMIT_BYTES, bodyValidators, credentialLookup, problemBody, runMessage, setRateLimitHeaders, type Caller, type Decision } from './shared.js';
+import { bodyValidators, peerApp, problem, runMessage, setRateLimitHeaders, type Caller, type Decision } from './shared.js';
 
 /** What the run start hands to the queue. */
 export interface QueuedRun {
@@ -33,34 +32,9 @@ const RUN_PATH = /^\/api\/v1\/agents\/([^/]+)\/run$/u;
 
 /** The Koa application of a run-start peer. */
 export function runStartApp(config: PeerConfig, deps: RunStartDeps): Koa {
-  const authenticate = credentialLookup(config);
   const agents = new Map(config.agents.map((a) => [a.id, a.accountId]));
   const { startRun: validate } = bodyValidators();
-  const app = new Koa();
-  const problem = (ctx: Koa.Context, status: number, code: string, detail: string) => {
-    ctx.status = status;
-    ctx.type = 'application/problem+json';
-    ctx.body = problemBody(status, code, detail);
-  };
-  app.use(async (ctx) => {
-    if (ctx.method === 'GET' && ctx.path === '/livez') {
-      ctx.body = 'ok';
-      return;
-    }
-    const match = ctx.method === 'POST' ? RUN_PATH.exec(ctx.path) : null;
-    if (match === null) return problem(ctx, 404, 'not_found', 'No such route.');
-    ctx.set('X-Request-Id', randomUUID());
-    const caller = authenticate(ctx.headers);
-    if (caller === undefined) return problem(ctx, 401, 'invalid_credential', 'Unknown or missing API key.');
-    if (ctx.request.is('application/json') === false) return problem(ctx, 415, 'unsupported_media_type', 'Send application/json.');
-    let body: unknown;
-    try {
-      const length = ctx.get('content-length');
-      body = JSON.parse(await getRawBody(ctx.req, { limit: BODY_LIMIT_BYTES, encoding: 'utf8', ...(length !== '' ? { length } : {}) }));
-    } catch (error) {
-      const tooLarge = (error as { type?: unknown }).type === 'entity.too.large';
-      return problem(ctx, tooLarge ? 413 : 400, tooLarge ? 'payload_too_large' : 'invalid_json', 'The body is not JSON of at most 1 MiB.');
-    }
+  return peerApp(config, RUN_PATH, async (ctx, match, caller, body) => {
     const valid = validate(body);
     const agentId = decodeURIComponent(match[1] ?? '');
     const visible = valid && agents.get(agentId) === caller.accountId;
@@ -78,5 +52,4 @@ export function runStartApp(config: PeerConfig, deps: RunStartDeps): Koa {
     ctx.type = 'application/json';
     ctx.body = JSON.stringify({ data: { run_id: runId, workflow_run_id: workflowRunId, status: 'queued', status_url: statusUrl, message: runMessage(body as { files?: unknown[] }) } });
   });
-  return app;
 }

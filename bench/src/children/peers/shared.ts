@@ -4,11 +4,13 @@
  * is the plain code an engineer writing one endpoint by hand would write; none of it is
  * the project's (the peers import only `@svc/core`'s schemas).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { filesRunBodySchema, insertRecordBodySchema, messageRunBodySchema, startRunBodySchema } from '@svc/core';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import Koa from 'koa';
+import getRawBody from 'raw-body';
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { PeerConfig } from '../../api-config.js';
 
@@ -164,4 +166,48 @@ export function listen(handler: RequestListener, port: number, cleanup: () => Pr
     server.closeAllConnections();
   });
   return server;
+}
+
+/** Answers problem details, as the peers' error answers are (minimal: no request measures them). */
+export function problem(ctx: Koa.Context, status: number, code: string, detail: string): void {
+  ctx.status = status;
+  ctx.type = 'application/problem+json';
+  ctx.body = problemBody(status, code, detail);
+}
+
+/**
+ * The Koa application every Koa peer shares: `GET /livez` answers 200; `POST` on `path`
+ * (a regular expression) gets a fresh `X-Request-Id`, the credential looked up by digest
+ * (401 without one), `application/json` (415 otherwise) read with raw-body up to
+ * {@link BODY_LIMIT_BYTES} and `JSON.parse` (413 / 400), then `handle`; anything else 404.
+ */
+export function peerApp(
+  config: PeerConfig,
+  path: RegExp,
+  handle: (ctx: Koa.Context, match: RegExpExecArray, caller: Caller, body: unknown) => Promise<void>,
+): Koa {
+  const authenticate = credentialLookup(config);
+  const app = new Koa();
+  app.use(async (ctx) => {
+    if (ctx.method === 'GET' && ctx.path === '/livez') {
+      ctx.body = 'ok';
+      return;
+    }
+    const match = ctx.method === 'POST' ? path.exec(ctx.path) : null;
+    if (match === null) return problem(ctx, 404, 'not_found', 'No such route.');
+    ctx.set('X-Request-Id', randomUUID());
+    const caller = authenticate(ctx.headers);
+    if (caller === undefined) return problem(ctx, 401, 'invalid_credential', 'Unknown or missing API key.');
+    if (ctx.request.is('application/json') === false) return problem(ctx, 415, 'unsupported_media_type', 'Send application/json.');
+    let body: unknown;
+    try {
+      const length = ctx.get('content-length');
+      body = JSON.parse(await getRawBody(ctx.req, { limit: BODY_LIMIT_BYTES, encoding: 'utf8', ...(length !== '' ? { length } : {}) }));
+    } catch (error) {
+      const tooLarge = (error as { type?: unknown }).type === 'entity.too.large';
+      return problem(ctx, tooLarge ? 413 : 400, tooLarge ? 'payload_too_large' : 'invalid_json', 'The body is not JSON of at most 1 MiB.');
+    }
+    return handle(ctx, match, caller, body);
+  });
+  return app;
 }
