@@ -5,6 +5,8 @@ import { authenticate } from './pipeline/authenticate.js';
 import { deprecationHeaderList, setHeaders } from './pipeline/deprecation.js';
 import { sendFixed } from './pipeline/fixed-answer.js';
 import { meteredRoute } from './pipeline/rate-limit.js';
+import { CODED_SLACK_BYTES } from './pipeline/json-body.js';
+import { unreadBody } from './pipeline/unread-body.js';
 import { requestContext } from './pipeline/request-context.js';
 import { routeMatching, type Handler, type MountedRoute, type OtherMethods } from './pipeline/router.js';
 import type { Listener, RouteDefinition, RouteDeps } from './route.js';
@@ -78,6 +80,7 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
   const app = new Koa();
   app.silent = true;
   app.use(requestContext(settings.logger ?? silentLogger));
+  app.use(unreadBody(deps.limits.bodyLimitBytes + CODED_SLACK_BYTES));
   for (const stage of routeMatching(mounted, otherMethods)) app.use(stage);
   return app;
 }

@@ -47,10 +47,13 @@ export async function jsonBody(ctx: Context, limitBytes: number): Promise<unknow
   return readJsonBody(ctx.req, limitBytes);
 }
 
-// Deflate's worst case adds 5 bytes per 64 KiB stored block, gzip 18 bytes of frame,
-// brotli a few bytes per uncompressed meta-block: a coded body whose decoded form fits
-// the limit is never more than this much larger than the limit.
-const CODED_SLACK_BYTES = 16 * 1024;
+/**
+ * Bytes a coded body may exceed the limit by: deflate's worst case adds 5 bytes per
+ * 64 KiB stored block, gzip 18 bytes of frame, brotli a few bytes per uncompressed
+ * meta-block, so a coded body whose decoded form fits the limit is never more than this
+ * much larger than the limit.
+ */
+export const CODED_SLACK_BYTES = 16 * 1024;
 
 // Deeper than any body of this API (a run body is 4 levels); the limit keeps the
 // conversion below from recursing as deep as a 1 MiB `[[[[...` would take it.
