@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '@svc/core';
+import { DEFAULT_BODY_LIMIT_BYTES, type Logger } from '@svc/core';
+import { CODED_SLACK_BYTES } from './pipeline/json-body.js';
+import { discardUnreadBody } from './pipeline/unread-body.js';
 import { PROBLEM_CONTENT_TYPE, problemOf, type HttpErrorCode } from './problem.js';
 
 /**
@@ -187,17 +189,25 @@ export function handleClientErrors(server: Server, logger: Logger): void {
   });
 
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    const requestId = randomUUID();
-    const body = JSON.stringify(
-      problemOf('expectation_failed', 'Only Expect: 100-continue is supported.', { requestId }),
-    );
-    res.writeHead(417, {
-      'Content-Type': PROBLEM_CONTENT_TYPE,
-      'Content-Length': Buffer.byteLength(body),
-      'X-Request-Id': requestId,
-      Connection: 'close',
-    });
-    res.end(body);
-    logger.warn({ request_id: requestId, status: 417, code: 'expectation_failed', method: req.method }, 'request refused: unsupported Expect');
+    // Its body is read first, as for any answer that did not need it (`discardUnreadBody`):
+    // closing over unread bytes resets the connection (hostile-HTTP seed 188613387).
+    void discardUnreadBody(req, DEFAULT_BODY_LIMIT_BYTES + CODED_SLACK_BYTES).then(() => answerExpectationFailed(req, res, logger));
   });
 }
+
+/** The 417 of an `Expect` other than `100-continue`, with `Connection: close`. */
+function answerExpectationFailed(req: IncomingMessage, res: ServerResponse, logger: Logger): void {
+  const requestId = randomUUID();
+  const body = JSON.stringify(
+    problemOf('expectation_failed', 'Only Expect: 100-continue is supported.', { requestId }),
+  );
+  res.writeHead(417, {
+    'Content-Type': PROBLEM_CONTENT_TYPE,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
+  res.end(body);
+  logger.warn({ request_id: requestId, status: 417, code: 'expectation_failed', method: req.method }, 'request refused: unsupported Expect');
+}
+

@@ -35,12 +35,18 @@ export function unreadBody(limitBytes: number): Middleware {
     try {
       await next();
     } finally {
-      const req = ctx.req;
-      if (!req.complete && !req.destroyed) {
-        const declared = Number(req.headers['content-length'] ?? Number.NaN);
-        // Chunked bodies have no declared size: bounded by the wait instead.
-        if (!(declared > limitBytes)) await readToEnd(req, UNREAD_BODY_WAIT_MS);
-      }
+      await discardUnreadBody(ctx.req, limitBytes);
     }
   };
+}
+
+/**
+ * Reads what is left of `req`'s body, bytes discarded, when its declared length is at most
+ * `limitBytes` (a chunked body: bounded by the wait instead), for at most
+ * {@link UNREAD_BODY_WAIT_MS}; at once when nothing is left. See {@link unreadBody}.
+ */
+export async function discardUnreadBody(req: IncomingMessage, limitBytes: number): Promise<void> {
+  if (req.complete || req.destroyed) return;
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (!(declared > limitBytes)) await readToEnd(req, UNREAD_BODY_WAIT_MS);
 }
