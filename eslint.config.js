@@ -6,6 +6,8 @@ import tseslint from 'typescript-eslint';
 
 const FRAMEWORKS = ['koa', '@koa/*', 'knex', 'tedious', 'ioredis', 'bullmq', 'rate-limiter-flexible', 'inversify', 'reflect-metadata', 'pino', 'yaml'];
 const ADAPTERS = ['adapter-http', 'adapter-sqlserver', 'adapter-queue', 'adapter-ratelimit'];
+/** The classes only `createCore` may construct. */
+const USE_CASES = ['DescribeApi', 'Authenticate', 'InsertRecord', 'UpdateRecord', 'StartRun', 'GetRun', 'RateLimitPolicy'];
 const DEEP = { group: ['@svc/*/src/*', '@svc/*/dist/*'], message: 'Import a package through its public entry point, never its src/ or dist/.' };
 
 /** The restriction for one adapter: no other adapter, no example, no deep import. */
@@ -45,4 +47,16 @@ export default tseslint.config(
     },
   },
   ...ADAPTERS.map(adapterRule),
+  // The wiring exists once (issue 12; docs/ARCHITECTURE.md "Composition"): the use cases and
+  // the rate-limit policy are constructed only by createCore, everywhere, tests included.
+  {
+    files: ['**/*.ts'],
+    ignores: ['packages/core/src/core.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: `NewExpression[callee.name=/^(${USE_CASES.join('|')})$/]`,
+        message: 'Use cases are constructed only by createCore (packages/core/src/core.ts): call createCore(ports, options) and take the use case from it.',
+      }],
+    },
+  },
 );

@@ -32,6 +32,19 @@ describe('dependency rules (eslint)', function () {
     expect(ids).to.include('no-restricted-imports');
   });
 
+  it('fails when a use case is constructed anywhere but createCore, tests and examples included', async function () {
+    for (const [file, cls] of [
+      ['examples/api-server/src/bad.ts', 'StartRun'],
+      ['packages/adapter-http/test/bad.test.ts', 'InsertRecord'],
+      ['packages/core/src/use-cases/bad.ts', 'RateLimitPolicy'],
+    ] as const) {
+      const ids = await ruleIdsFor(file, `import { ${cls} } from '@svc/core';\nexport const y = new ${cls}(undefined as never, undefined as never, undefined as never, undefined as never, undefined as never);\n`);
+      expect(ids, `${cls} in ${file}`).to.include('no-restricted-syntax');
+    }
+    const ids = await ruleIdsFor('packages/core/src/core.ts', `import { StartRun } from './use-cases/start-run.js';\nexport const y = new StartRun(undefined as never, undefined as never, undefined as never, undefined as never, undefined as never);\n`);
+    expect(ids, 'createCore itself constructs them').to.not.include('no-restricted-syntax');
+  });
+
   it('passes when an adapter imports the core', async function () {
     const ids = await ruleIdsFor('packages/adapter-http/src/ok.ts', `import { ok } from '@svc/core';\nexport const y = ok;\n`);
     expect(ids).to.not.include('no-restricted-imports');

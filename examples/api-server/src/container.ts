@@ -1,19 +1,12 @@
-import { createHttpApp, createEgressApp, type HttpApp, type HttpUseCases } from '@svc/adapter-http';
+import { createHttpApp, createEgressApp, type HttpApp } from '@svc/adapter-http';
 import {
-  Authenticate,
-  apiIndexSettings,
-  DescribeApi,
-  GetRun,
+  createCore,
   InMemoryAgentCatalog,
   InMemoryConnectionCatalog,
   InMemoryCredentialStore,
   InMemoryRecordWriter,
-  InsertRecord,
   RandomIdGenerator,
-  RateLimitPolicy,
-  StartRun,
   SystemClock,
-  UpdateRecord,
   type AgentCatalog,
   type Clock,
   type ConnectionCatalog,
@@ -22,10 +15,10 @@ import {
   type Logger,
   type RateLimitStore,
   type RecordWriter,
-  type RunQueue,
-  type RunStore,
+  type Core,
+  type RunBackend,
 } from '@svc/core';
-import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunBackend, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
+import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
 import type { BullMqRunsSettings } from '@svc/adapter-queue';
 import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
@@ -46,11 +39,9 @@ export const TOKENS = {
   connections: id<ConnectionCatalog>('connections'),
   agents: id<AgentCatalog>('agents'),
   rateLimitStore: id<RateLimitStore>('rateLimitStore'),
-  rateLimits: id<RateLimitPolicy>('rateLimits'),
-  runStore: id<RunStore>('runStore'),
-  runQueue: id<RunQueue>('runQueue'),
   recordWriter: id<RecordWriter>('recordWriter'),
-  useCases: id<HttpUseCases>('useCases'),
+  /** The wired core (`createCore`): every use case, the rate-limit policy and the runs. */
+  core: id<Core<RunBackend>>('core'),
   adapters: id<Adapters>('adapters'),
 } as const;
 
@@ -293,32 +284,25 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
     await closeAdapters(a, Number.POSITIVE_INFINITY);
   });
   container.bind(TOKENS.rateLimitStore).toConstantValue(adapters.rateLimitStore);
-  container.bind(TOKENS.runStore).toConstantValue(adapters.runs.store);
-  container.bind(TOKENS.runQueue).toConstantValue(adapters.runs.queue);
   container.bind(TOKENS.recordWriter).toConstantValue(adapters.recordWriter);
-  container
-    .bind(TOKENS.rateLimits)
-    .toResolvedValue((store: RateLimitStore, clock: Clock) => new RateLimitPolicy(store, settings.rateLimits, clock), [TOKENS.rateLimitStore, TOKENS.clock]);
-  container.bind(TOKENS.useCases).toResolvedValue(
-    (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, writer: RecordWriter, rateLimits: RateLimitPolicy, queue: RunQueue, runs: RunStore): HttpUseCases => ({
-      describeApi: new DescribeApi(
-        apiIndexSettings(settings.baseUrl, settings.egressUrl, {
-          credentialRateLimit: settings.rateLimits.credential,
-          ...(settings.index.name !== undefined ? { name: settings.index.name } : {}),
-          ...(settings.index.documentationUrl !== undefined ? { documentationUrl: settings.index.documentationUrl } : {}),
-          ...(settings.index.accessRequestUrl !== undefined ? { accessRequestUrl: settings.index.accessRequestUrl } : {}),
-          ...(settings.index.trial !== undefined ? { trial: settings.index.trial } : {}),
-          ...(settings.index.publicSandboxAvailable !== undefined ? { publicSandboxAvailable: settings.index.publicSandboxAvailable } : {}),
-        }),
+  container.bind(TOKENS.core).toResolvedValue(
+    (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, recordWriter: RecordWriter, rateLimitStore: RateLimitStore) =>
+      createCore(
+        { credentials, clock, ids, connections, agents, recordWriter, rateLimitStore, runs: adapters.runs },
+        {
+          baseUrl: settings.baseUrl,
+          egressUrl: settings.egressUrl,
+          rateLimits: settings.rateLimits,
+          index: {
+            ...(settings.index.name !== undefined ? { name: settings.index.name } : {}),
+            ...(settings.index.documentationUrl !== undefined ? { documentationUrl: settings.index.documentationUrl } : {}),
+            ...(settings.index.accessRequestUrl !== undefined ? { accessRequestUrl: settings.index.accessRequestUrl } : {}),
+            ...(settings.index.trial !== undefined ? { trial: settings.index.trial } : {}),
+            ...(settings.index.publicSandboxAvailable !== undefined ? { publicSandboxAvailable: settings.index.publicSandboxAvailable } : {}),
+          },
+        },
       ),
-      authenticate: new Authenticate(credentials, clock),
-      insertRecord: new InsertRecord(connections, writer),
-      updateRecord: new UpdateRecord(connections, writer),
-      startRun: new StartRun(agents, queue, ids, clock, { baseUrl: settings.baseUrl }),
-      getRun: new GetRun(runs, { baseUrl: settings.baseUrl }),
-      rateLimits,
-    }),
-    [TOKENS.credentials, TOKENS.clock, TOKENS.ids, TOKENS.connections, TOKENS.agents, TOKENS.recordWriter, TOKENS.rateLimits, TOKENS.runQueue, TOKENS.runStore],
+    [TOKENS.credentials, TOKENS.clock, TOKENS.ids, TOKENS.connections, TOKENS.agents, TOKENS.recordWriter, TOKENS.rateLimitStore],
   );
   return container;
 }
@@ -339,7 +323,7 @@ export function httpSettings(settings: ServerSettings, logger: Logger, isDrainin
 export function buildApps(container: Container, isDraining: () => boolean): { main: HttpApp; egress: HttpApp } {
   const settings = container.get(TOKENS.settings);
   const logger = container.get(TOKENS.logger);
-  const useCases = container.get(TOKENS.useCases);
+  const useCases = container.get(TOKENS.core);
   const s = httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness);
   return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s) };
 }

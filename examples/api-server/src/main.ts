@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 
   logger.info({}, 'starting');
-  const server = await startServer(settings, logger);
+  const server = await startServer(settings, { logger });
   started(server);
   // A signal came while starting: its stop runs now.
   if (stopping) return;

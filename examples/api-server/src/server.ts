@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleClientErrors } from '@svc/adapter-http';
-import type { Logger } from '@svc/core';
+import { createWorker, silentLogger, type Logger, type Notifier, type RunProcessor } from '@svc/core';
 import type { Container } from 'inversify';
 import { DemoRunProcessor, LogNotifier, msUntil, RUN_WORKER_STOP_SLACK_MS, within, type RunWorker, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { buildApps, buildContainer, closeAdapters, pickAdapters } from './container.js';
@@ -44,18 +44,39 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 }
 
 /**
+ * What {@link startServer} plugs in besides its settings. Source: README "Plug in your
+ * agent runtime"; docs/decisions.md "Run processors".
+ */
+export interface ServerOptions {
+  /** Where log lines go; default: nowhere. */
+  readonly logger?: Logger;
+  /**
+   * The agent runtime that processes the runs (core `RunProcessor`); default the demo
+   * processor (adapter-queue `DemoRunProcessor`), which stands in for one. Used by the
+   * server's own worker (`worker.enabled`) and nowhere else: standalone workers
+   * (`createWorker`) plug it in themselves.
+   */
+  readonly processor?: RunProcessor;
+  /** Told once when a run reaches a final status; default one log line a run (adapter-queue `LogNotifier`). */
+  readonly notifier?: Notifier;
+}
+
+/**
  * Starts the API server: picks the adapters, builds the container, starts the worker
- * (unless disabled), both Koa apps and both listeners.
+ * with `options.processor` (unless `worker.enabled` is false), both Koa apps and both
+ * listeners.
  * @throws when a port cannot be bound (the error of `listen`).
  */
-export async function startServer(settings: ServerSettings, logger: Logger): Promise<RunningServer> {
+export async function startServer(settings: ServerSettings, options: ServerOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? silentLogger;
   const adapters = await pickAdapters(settings, logger);
   const container = buildContainer(settings, logger, adapters);
   let worker: RunWorker | undefined;
   if (settings.worker.enabled) {
-    // The demo processor stands in for the agent runtime an embedder supplies.
-    worker = await adapters.runs.startWorker(new DemoRunProcessor(), {
-      notifier: new LogNotifier(logger),
+    worker = await createWorker({
+      backend: adapters.runs,
+      processor: options.processor ?? new DemoRunProcessor(),
+      notifier: options.notifier ?? new LogNotifier(logger),
       logger,
       concurrency: settings.worker.concurrency,
     });

@@ -9,7 +9,8 @@
  * not apply: a worker serves no load balancer.
  */
 import { parseArgs } from 'node:util';
-import { BullMqRuns, DemoRunProcessor, LogNotifier, RUN_WORKER_STOP_SLACK_MS, within, type BullMqRunWorker } from '@svc/adapter-queue';
+import { BullMqRuns, DemoRunProcessor, LogNotifier, RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue';
+import { createWorker, type RunWorker } from '@svc/core';
 import { pino } from 'pino';
 import { bullMqSettingsOf, checkRedisDurability } from './container.js';
 import { ConfigError, loadSettings } from './settings.js';
@@ -24,8 +25,8 @@ async function main(): Promise<void> {
   const { graceMs, closeBudgetMs } = settings.shutdown;
   // Handlers first: a signal while starting is noted (and the guard armed) at once; the
   // bounded stop begins as soon as the start is done (a job may already be taken).
-  let started!: (worker: { runs: BullMqRuns; worker: BullMqRunWorker }) => void;
-  const workerStarted = new Promise<{ runs: BullMqRuns; worker: BullMqRunWorker }>((resolve) => (started = resolve));
+  let started!: (worker: { runs: BullMqRuns; worker: RunWorker }) => void;
+  const workerStarted = new Promise<{ runs: BullMqRuns; worker: RunWorker }>((resolve) => (started = resolve));
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -43,9 +44,9 @@ async function main(): Promise<void> {
 
   await checkRedisDurability(settings, logger);
   const runs = await BullMqRuns.connect(bullMqSettingsOf(settings), { logger });
-  let worker: BullMqRunWorker;
+  let worker: RunWorker;
   try {
-    worker = await runs.startWorker(new DemoRunProcessor(), { notifier: new LogNotifier(logger), logger, concurrency: settings.worker.concurrency });
+    worker = await createWorker({ backend: runs, processor: new DemoRunProcessor(), notifier: new LogNotifier(logger), logger, concurrency: settings.worker.concurrency });
   } catch (error) {
     await runs.close(true, 0);
     throw error;
@@ -58,9 +59,9 @@ async function main(): Promise<void> {
  * Stops the worker (its runs get `graceMs`, its stop `RUN_WORKER_STOP_SLACK_MS` more),
  * then closes the queue and the Redis clients within `closeBudgetMs` of their own.
  */
-async function stopRuns(runs: BullMqRuns, worker: BullMqRunWorker, graceMs: number, closeBudgetMs: number): Promise<StopReport> {
+async function stopRuns(runs: BullMqRuns, worker: RunWorker, graceMs: number, closeBudgetMs: number): Promise<StopReport> {
   const stopped = await within(worker.close(false, graceMs), graceMs + RUN_WORKER_STOP_SLACK_MS);
-  const abandoned = stopped.outcome === 'done' ? stopped.value.abandonedRunIds : worker.runsInProgress();
+  const abandoned = stopped.outcome === 'done' ? (stopped.value?.abandonedRunIds ?? []) : worker.runsInProgress();
   let droppedClients: readonly string[] = [];
   const unfinished = await closeSteps(
     {

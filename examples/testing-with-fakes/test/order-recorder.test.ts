@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { InsertRecord, RateLimitPolicy } from '@svc/core';
+import { createCore } from '@svc/core';
 import {
   aConnection,
   ACCOUNT_B,
@@ -25,8 +25,8 @@ function aRecorderOn(connection = aConnection(), limits = { credential: { limit:
   const writer = new InMemoryRecordWriter();
   writer.defineTable(ORDERS_TABLE, ['id', 'sku', 'qty', 'paid', 'note']);
   const connections = new InMemoryConnectionCatalog([connection]);
-  const rateLimits = new RateLimitPolicy(new InMemoryRateLimitStore(clock), limits, clock);
-  return { clock, writer, recorder: new OrderRecorder(new InsertRecord(connections, writer), connection.connectionId, rateLimits) };
+  const core = createCore({ connections, recordWriter: writer, clock, rateLimitStore: new InMemoryRateLimitStore(clock) }, { baseUrl: 'https://api.example.com', rateLimits: limits });
+  return { clock, writer, recorder: new OrderRecorder(core.insertRecord, connection.connectionId, core.rateLimits) };
 }
 
 describe('OrderRecorder (tested against the core fakes)', function () {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DependencyUnavailableError, RateLimitPolicy, type RateLimitStore } from '@svc/core';
+import { DependencyUnavailableError, type RateLimitStore } from '@svc/core';
 import { expectProblem } from '../../../tools/test-support/http.js';
 import { anInsert, anUpdate, apiKey, bearer, call, recordsPath, runPath, SECRETS, startApps, type RunningApps } from './support/harness.js';
 
@@ -21,7 +21,7 @@ describe('adapter-http: error boundary', function () {
       chargeAll: () => Promise.reject(new DependencyUnavailableError('redis', { cause: new Error(`connect ECONNREFUSED ${REDIS_URL}`) })),
     };
     apps = await startApps({
-      override: () => ({
+      override: (w) => ({
         insertRecord: {
           execute: () => {
             const error = new Error(`Invalid column name 'salary'. ${SQL}`) as Error & { code: string };
@@ -34,7 +34,7 @@ describe('adapter-http: error boundary', function () {
         startRun: { execute: () => Promise.reject(new DependencyUnavailableError('run_queue', { cause: new Error(REDIS_URL) })) },
         // The real GetRun, charged by a policy whose store is down (the overridden use
         // cases above never charge).
-        rateLimits: new RateLimitPolicy(downStore),
+        rateLimits: w.coreWith({ rateLimitStore: downStore }).rateLimits,
       }),
     });
   });

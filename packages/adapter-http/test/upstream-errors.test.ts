@@ -1,4 +1,4 @@
-import { domainError, err, InsertRecord, UpdateRecord, type RecordWriter, type WriteError } from '@svc/core';
+import { domainError, err, type RecordWriter, type WriteError } from '@svc/core';
 import { expect } from 'chai';
 import { expectProblem, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import { anInsert, anUpdate, apiKey, call, recordsPath, SECRETS, startApps, type RunningApps } from './support/harness.js';
@@ -22,7 +22,10 @@ describe('database failures over HTTP (502 / 504)', function () {
       before(async function () {
         const writer = failingWriter(domainError(code, detail));
         apps = await startApps({
-          override: (w) => ({ insertRecord: new InsertRecord(w.connections, writer), updateRecord: new UpdateRecord(w.connections, writer) }),
+          override: (w) => {
+            const core = w.coreWith({ recordWriter: writer });
+            return { insertRecord: core.insertRecord, updateRecord: core.updateRecord };
+          },
         });
       });
       after(async function () {

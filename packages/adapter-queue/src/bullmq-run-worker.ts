@@ -6,7 +6,7 @@ import type { RunJobData } from './bullmq-run-queue.js';
 import { quitWithin } from './close-within.js';
 import { RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';
 import { msUntil, within } from './within.js';
-import type { RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
+import type { RunWorkerCloseReport, RunWorkerOptions } from '@svc/core';
 
 /** BullMQ settings of {@link BullMqRunWorker}; defaults are BullMQ's. */
 export interface BullMqRunWorkerSettings extends RunWorkerOptions {
@@ -67,6 +67,8 @@ export class BullMqRunWorker {
   private readonly client: Redis;
   private readonly ownsClient: boolean;
   private readonly afterFailures = new Set<Promise<void>>();
+  /** Aborted when a close's grace ends: the attempts in progress stop (core `RunProcessingContext.signal`). */
+  private readonly interrupting = new AbortController();
   /** Run ids whose job this worker took and BullMQ has not yet moved on (completed or failed). */
   private readonly inProgress = new Set<string>();
   private whenIdle: (() => void) | undefined;
@@ -148,6 +150,7 @@ export class BullMqRunWorker {
       await within(new Promise<void>((resolve) => (this.whenIdle = resolve)), msUntil(graceEnd));
     }
     const abandonedRunIds = [...this.inProgress];
+    this.interrupting.abort();
     await within(this.worker.close(true), msUntil(stopEnd));
     // Recording a stalled-out run needs Redis; without it the run stays as it is.
     await within(Promise.all(this.afterFailures), msUntil(stopEnd));
@@ -163,11 +166,16 @@ export class BullMqRunWorker {
   private async processJob(job: Job<RunJobData, string, string>): Promise<string> {
     const runId = typeof job.data.runId === 'string' ? job.data.runId : String(job.id);
     if (job.id !== undefined) this.inProgress.add(job.id);
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const outcome = await this.lifecycle.attempt(runId, lastAttempt);
+    const maxAttempts = job.opts.attempts ?? 1;
+    const lastAttempt = job.attemptsMade + 1 >= maxAttempts;
+    const outcome = await this.lifecycle.attempt(runId, { lastAttempt, maxAttempts, signal: this.interrupting.signal });
     switch (outcome.kind) {
       case 'retry':
         throw new Error(`run attempt failed (${errorTypeOf(outcome.error)})`);
+      case 'interrupted':
+        // The worker is closing: its job stays active until its lock expires, then a live
+        // worker's stalled check queues it again (the run is `queued` meanwhile).
+        throw new Error('run attempt interrupted: the worker is stopping');
       case 'failed':
         throw new UnrecoverableError(outcome.reason);
       default:
@@ -178,6 +186,6 @@ export class BullMqRunWorker {
   private async afterFailed(job: Job<RunJobData, string, string> | undefined): Promise<void> {
     if (job === undefined || !(await job.isFailed())) return;
     const runId = typeof job.data.runId === 'string' ? job.data.runId : String(job.id);
-    await this.lifecycle.finish(runId, 'failed', INTERRUPTED_REASON);
+    await this.lifecycle.finish(runId, 'failed', { failureReason: INTERRUPTED_REASON });
   }
 }

@@ -2,7 +2,7 @@ import type { Logger, RunProcessor } from '@svc/core';
 import { silentLogger } from '@svc/core';
 import { BullMqRunQueue, type KeepFinishedJobs } from './bullmq-run-queue.js';
 import { BullMqRunWorker, type BullMqRunWorkerSettings } from './bullmq-run-worker.js';
-import type { RunBackend, RunWorkerCloseReport } from './run-backend.js';
+import type { RunBackend, RunWorkerCloseReport } from '@svc/core';
 import { QUIT_TIMEOUT_MS, quitAllWithin } from './close-within.js';
 import { within } from './within.js';
 import { createRedisClient, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';

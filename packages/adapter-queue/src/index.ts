@@ -9,7 +9,10 @@
  * - {@link DemoRunProcessor} (a stand-in agent) and {@link LogNotifier}.
  * Source: docs/CONTRACT.md "Runs"; docs/ARCHITECTURE.md.
  */
-export type { RunBackend, RunWorker, RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
+// The in-memory backend and the worker port live in core (an embedder needs no adapter to
+// process runs); they are re-exported here so that a composition root picks either backend
+// from one package.
+export type { RunBackend, RunWorker, RunWorkerCloseReport, RunWorkerOptions } from '@svc/core';
 export { BullMqRuns, DEFAULT_OPERATION_TIMEOUT_MS, type BullMqRunsSettings } from './bullmq-runs.js';
 export { BullMqRunQueue, RUN_JOB_NAME, type BullMqRunQueueOptions, type KeepFinishedJobs, type RunJobData } from './bullmq-run-queue.js';
 export {
@@ -21,7 +24,7 @@ export {
 export { RedisRunStore, DEFAULT_FINISHED_RUN_TTL_SECONDS, type RedisRunStoreOptions } from './redis-run-store.js';
 export { createRedisClient, reconnectDelayMs, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';
 export { guardRedis, isRedisUnavailable } from './dependency-guard.js';
-export { InMemoryRuns, InProcessRunWorker, type InProcessRunWorkerOptions } from './in-memory-runs.js';
+export { InMemoryRuns, InProcessRunWorker, type InProcessRunWorkerOptions } from '@svc/core';
 export { DemoRunProcessor, type DemoRunProcessorOptions } from './demo-run-processor.js';
 export { LogNotifier } from './log-notifier.js';
 export { redisDurabilityFindings, type RedisDurabilityFinding } from './redis-durability.js';

@@ -1,9 +1,9 @@
-import type { Run, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
+import type { Run, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
 import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES } from '@svc/core';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
 import { LuaScript } from './lua-script.js';
-import { hashArgs, hashFromPairs, runFromHash } from './run-record.js';
+import { hashArgs, hashFromPairs, progressJson, runFromHash } from './run-record.js';
 
 /**
  * Creates the hash unless the key exists. ARGV: HSET field/value pairs.
@@ -32,7 +32,8 @@ return 0
 /**
  * Compare-and-set of the status. ARGV: the statuses allowed to move (space separated),
  * the new status, updatedAt, attempts increment, failure reason ('' clears it),
- * seconds to keep the record (0: keep). Returns {applied (0|1), HGETALL after}.
+ * seconds to keep the record (0: keep), the output as JSON ('' keeps the field as it is).
+ * Returns {applied (0|1), HGETALL after}.
  */
 const TRANSITION_SCRIPT = new LuaScript(`
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -49,6 +50,9 @@ if allowed == 1 then
   else
     redis.call('HSET', KEYS[1], 'failureReason', ARGV[5])
   end
+  if ARGV[7] ~= '' then
+    redis.call('HSET', KEYS[1], 'output', ARGV[7])
+  end
   if tonumber(ARGV[6]) > 0 then
     redis.call('EXPIRE', KEYS[1], ARGV[6])
   else
@@ -56,6 +60,13 @@ if allowed == 1 then
   end
 end
 return {allowed, redis.call('HGETALL', KEYS[1])}
+`);
+
+/** Sets the `progress` field when the run is `running`. ARGV: the progress JSON. Returns 1 when set. */
+const PROGRESS_SCRIPT = new LuaScript(`
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'progress', ARGV[1])
+return 1
 `);
 
 /** The statuses a run may leave for `to`, per core `canTransition`. */
@@ -185,10 +196,17 @@ export class RedisRunStore implements RunStore {
       change.countAttempt === true ? 1 : 0,
       change.failureReason ?? '',
       ttl,
+      change.output !== undefined ? JSON.stringify(change.output) : '',
     ]));
     if (!Array.isArray(reply) || !Array.isArray(reply[1])) throw new TypeError('unexpected reply from the run transition script');
     const run = runFromHash(runId, hashFromPairs(reply[1] as unknown[]));
     return reply[0] === 1 && run !== undefined ? { applied: true, run } : { applied: false, run };
+  }
+
+  /** See core `RunStore.reportProgress` (one Lua script: set only while `running`). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
+  async reportProgress(runId: string, progress: RunProgress): Promise<boolean> {
+    const reply = await this.guard(() => PROGRESS_SCRIPT.run(this.client, [this.keyOf(runId)], [progressJson(progress)]));
+    return reply === 1;
   }
 
   /**

@@ -1,11 +1,13 @@
-import type { Run, RunRequest, RunStatus } from '@svc/core';
+import type { JsonValue, Run, RunProgress, RunRequest, RunStatus } from '@svc/core';
 import { RUN_STATUSES } from '@svc/core';
 
 /**
  * The fields of a run's Redis hash. Status, times, attempts and failure reason are
  * fields of their own, so that a status change rewrites only them (in one Lua script,
  * without decoding JSON in Lua); what never changes (ids, account, agent, creation time
- * and the request) is one JSON field, `run`. `v` is the layout version.
+ * and the request) is one JSON field, `run`; the last progress report (`progress`) and
+ * the output of a succeeded run (`output`) are JSON fields of their own, written whole.
+ * `v` is the layout version.
  */
 export type RunHash = Record<string, string>;
 
@@ -24,7 +26,19 @@ export function hashArgs(run: Run): string[] {
   };
   const args = ['v', LAYOUT, 'run', JSON.stringify(fixed), 'status', run.status, 'updatedAt', run.updatedAt.toISOString(), 'attempts', String(run.attempts)];
   if (run.failureReason !== undefined) args.push('failureReason', run.failureReason);
+  if (run.progress !== undefined) args.push('progress', progressJson(run.progress));
+  if (run.output !== undefined) args.push('output', JSON.stringify(run.output));
   return args;
+}
+
+/** The `progress` field of a run's hash: `{percent?, message?, updatedAt}` as JSON. */
+export function progressJson(progress: RunProgress): string {
+  return JSON.stringify({ ...progress, updatedAt: progress.updatedAt.toISOString() });
+}
+
+function progressFrom(json: string): RunProgress {
+  const parsed = JSON.parse(json) as { percent?: number; message?: string; updatedAt: string };
+  return { ...parsed, updatedAt: new Date(parsed.updatedAt) };
 }
 
 /**
@@ -57,7 +71,17 @@ export function runFromHash(runId: string, hash: RunHash): Run | undefined {
     request: fixed.request,
     attempts,
     ...(hash.failureReason !== undefined ? { failureReason: hash.failureReason } : {}),
+    ...(hash.progress !== undefined ? { progress: parseOr(hash.progress, progressFrom, corrupt) } : {}),
+    ...(hash.output !== undefined ? { output: parseOr(hash.output, (j) => JSON.parse(j) as JsonValue, corrupt) } : {}),
   };
+}
+
+function parseOr<T>(json: string, parse: (json: string) => T, corrupt: () => Error): T {
+  try {
+    return parse(json);
+  } catch {
+    throw corrupt();
+  }
 }
 
 /** A flat `HGETALL`-style reply (field, value, field, value, ...) as an object. */

@@ -30,6 +30,7 @@ export type * from './ports/clock.js';
 export type * from './ports/id-generator.js';
 export type * from './ports/run-processor.js';
 export type * from './ports/notifier.js';
+export type * from './ports/run-backend.js';
 export * from './ports/logger.js';
 
 export * from './schemas/common.js';
@@ -50,3 +51,4 @@ export * from './use-cases/describe-api.js';
 export * from './use-cases/run-lifecycle.js';
 
 export * from './memory/index.js';
+export * from './core.js';

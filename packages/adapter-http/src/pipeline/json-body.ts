@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, type InputType, type ZlibOptions, type BrotliOptions } from 'node:zlib';
 import { parse, type ValueNode } from '@humanwhocodes/momoa';
-import { escapePointerToken, parseJsonNumber } from '@svc/core';
+import { escapePointerToken, parseJsonNumber, wireBody, type WireBody } from '@svc/core';
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
 import { HttpProblem } from '../problem.js';
@@ -30,13 +30,14 @@ const ACCEPT_ENCODING = { 'Accept-Encoding': ACCEPTED_CONTENT_CODINGS } as const
  * an unsupported `Content-Encoding`; 413 over `limitBytes`, counted after decoding; 400
  * `invalid_json` for a body that cannot be decoded or parsed, or that repeats a member
  * name (see {@link readJsonBody}). An absent body is `undefined`: the use case's
- * validation names it. Source: docs/CONTRACT.md "Request bodies and headers".
+ * validation names it. The value is core's `WireBody`: the use case validates it.
+ * Source: docs/CONTRACT.md "Request bodies and headers".
  *
  * @throws HttpProblem with `unsupported_media_type`, `payload_too_large` or `invalid_json`.
  */
-export async function jsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
+export async function jsonBody(ctx: Context, limitBytes: number): Promise<WireBody> {
   const hasBody = (ctx.request.length ?? 0) > 0 || ctx.request.headers['transfer-encoding'] !== undefined;
-  if (!hasBody) return undefined;
+  if (!hasBody) return wireBody(undefined);
   if (ctx.request.is('application/json', 'application/*+json') === false) {
     throw new HttpProblem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.', ACCEPT_ENCODING);
   }
@@ -44,7 +45,7 @@ export async function jsonBody(ctx: Context, limitBytes: number): Promise<unknow
   if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpProblem('unsupported_media_type', 'The request body charset is not supported; send UTF-8.', ACCEPT_ENCODING);
   }
-  return readJsonBody(ctx.req, limitBytes);
+  return wireBody(await readJsonBody(ctx.req, limitBytes));
 }
 
 /**

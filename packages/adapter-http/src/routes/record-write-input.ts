@@ -1,4 +1,4 @@
-import type { RecordWriteInput } from '@svc/core';
+import type { RecordWriteInput, WireBody } from '@svc/core';
 import type { Context } from 'koa';
 import { connectionIdParameter, contentEncodingParameter, egressHeaderParameter, type Json } from '../openapi/components.js';
 import { jsonBody } from '../pipeline/json-body.js';
@@ -13,7 +13,7 @@ import type { EnforcedLimits } from '../settings.js';
  *
  * @throws HttpProblem when the body cannot be read (see `jsonBody`).
  */
-export async function recordWriteInput(ctx: Context, caller: Caller, listener: Listener, limits: EnforcedLimits): Promise<RecordWriteInput> {
+export async function recordWriteInput(ctx: Context, caller: Caller, listener: Listener, limits: EnforcedLimits): Promise<RecordWriteInput & { readonly body: WireBody }> {
   return {
     ...caller,
     connectionId: pathParam(ctx, 'connection_id'),

@@ -1,17 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEgressApp, createHttpApp, type HttpAppSettings, type HttpUseCases } from '@svc/adapter-http';
-import {
-  Authenticate,
-  apiIndexSettings,
-  DescribeApi,
-  GetRun,
-  InsertRecord,
-  RateLimitPolicy,
-  StartRun,
-  UpdateRecord,
-  type RateLimitSettings,
-} from '@svc/core';
+import { createCore, type Core, type CorePorts, type CoreOptions, type RateLimitPolicy, type RateLimitSettings } from '@svc/core';
 import {
   ACCOUNT_A,
   ACCOUNT_B,
@@ -23,8 +13,8 @@ import {
   InMemoryCredentialStore,
   InMemoryRateLimitStore,
   InMemoryRecordWriter,
-  InMemoryRunQueue,
-  InMemoryRunStore,
+  type InMemoryRunQueue,
+  type InMemoryRunStore,
   SequentialIdGenerator,
   SystemClock,
   RecordingLogger,
@@ -64,6 +54,8 @@ export interface World {
   /** The rate-limit policy every authenticated request is charged by. */
   readonly rateLimits: RateLimitPolicy;
   readonly useCases: HttpUseCases;
+  /** Another core on this world's ports and options, with `overrides` in their place (e.g. a failing writer). */
+  readonly coreWith: (overrides: CorePorts) => Core;
 }
 
 /** Options of {@link startApps}. */
@@ -109,20 +101,19 @@ function buildWorld(limits: RateLimitSettings | undefined): World {
   const agents = new InMemoryAgentCatalog([anAgent(), anAgent({ agentId: FOREIGN_AGENT_ID, accountId: ACCOUNT_B })]);
   const writer = new InMemoryRecordWriter();
   writer.defineTable('dbo.orders', ['id', 'sku', 'qty', 'note', 'status'], [{ id: 1, sku: 'A-1', qty: 1, note: null, status: 'new' }]);
-  const rateLimits = new RateLimitPolicy(new InMemoryRateLimitStore(clock), limits, clock);
-  const runs = new InMemoryRunStore();
-  const queue = new InMemoryRunQueue(runs);
-  const ids = new SequentialIdGenerator();
-  const useCases: HttpUseCases = {
-    describeApi: new DescribeApi(apiIndexSettings(BASE_URL, EGRESS_URL, limits ? { credentialRateLimit: limits.credential } : {})),
-    authenticate: new Authenticate(credentials, clock),
-    insertRecord: new InsertRecord(connections, writer),
-    updateRecord: new UpdateRecord(connections, writer),
-    startRun: new StartRun(agents, queue, ids, clock, { baseUrl: BASE_URL }),
-    getRun: new GetRun(runs, { baseUrl: BASE_URL }),
-    rateLimits,
+  const ports: CorePorts = { credentials, connections, agents, recordWriter: writer, rateLimitStore: new InMemoryRateLimitStore(clock), clock, ids: new SequentialIdGenerator() };
+  const options: CoreOptions = { baseUrl: BASE_URL, egressUrl: EGRESS_URL, ...(limits !== undefined ? { rateLimits: limits } : {}) };
+  const core = createCore(ports, options);
+  return {
+    agents,
+    connections,
+    writer,
+    runs: core.runs.store,
+    queue: core.runs.queue,
+    rateLimits: core.rateLimits,
+    useCases: core,
+    coreWith: (overrides) => createCore({ ...ports, runs: core.runs, ...overrides }, options),
   };
-  return { agents, connections, writer, runs, queue, rateLimits, useCases };
 }
 
 function listen(server: Server): Promise<string> {

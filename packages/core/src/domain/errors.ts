@@ -107,3 +107,29 @@ export class DependencyUnavailableError extends Error {
     super(`${dependency} is unavailable`, options);
   }
 }
+
+/**
+ * Thrown by a run processor (core `RunProcessor`) to fail the attempt with a safe,
+ * human-readable `reason`, shown as the run's `failure_reason`. With `retryable: false`
+ * (the default) the run fails at once, whatever attempts remain; with `retryable: true`
+ * the attempt is retried like any other error, and `reason` is shown if the last attempt
+ * fails with it. Any other error a processor throws is retryable, and its message is
+ * never shown. Source: docs/decisions.md "Run processors".
+ */
+export class RunFailedError extends Error {
+  override readonly name = 'RunFailedError';
+  /** True when another attempt may succeed. */
+  readonly retryable: boolean;
+
+  /**
+   * @param reason - safe text for the run's `failure_reason` (no host, secret or stack).
+   * @param options - `retryable` (default false) and `cause`.
+   */
+  constructor(
+    readonly reason: string,
+    options: { readonly retryable?: boolean; readonly cause?: unknown } = {},
+  ) {
+    super(reason, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.retryable = options.retryable ?? false;
+  }
+}

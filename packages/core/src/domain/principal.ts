@@ -25,8 +25,8 @@ export interface Principal {
   readonly accountId: string;
   /** Stable, non-secret identifier of the credential (rate-limit key, logs). */
   readonly credentialId: string;
-  /** API key or OAuth access token. */
-  readonly kind: CredentialKind;
+  /** API key or OAuth access token; `in_process` for a caller inside the process (core `inProcessPrincipal`). */
+  readonly kind: CredentialKind | 'in_process';
   /** OAuth scopes granted; empty for API keys, which are not scoped. */
   readonly scopes: ReadonlySet<string>;
   /** End of validity, absent when the credential does not expire. */

@@ -55,6 +55,61 @@ export interface Run {
   readonly attempts: number;
   /** Safe, human-readable reason of a `failed` run. */
   readonly failureReason?: string;
+  /** The last progress its processor reported (core `RunProcessingContext.reportProgress`). */
+  readonly progress?: RunProgress;
+  /** What the processor returned with success: a JSON value, at most {@link MAX_RUN_OUTPUT_BYTES} as JSON. */
+  readonly output?: JsonValue;
+}
+
+/** A JSON value: what a run's `output` may hold. Source: RFC 8259. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** Largest `output` of a run, in bytes of its UTF-8 JSON text: 64 KiB. Source: docs/decisions.md "Run progress and output". */
+export const MAX_RUN_OUTPUT_BYTES = 65_536;
+/** Longest progress `message`, in characters. Source: docs/decisions.md "Run progress and output". */
+export const MAX_PROGRESS_MESSAGE_LENGTH = 1000;
+
+/**
+ * What a processor reports while a run is `running`, shown at `GET {status_url}` as
+ * `progress` (docs/decisions.md "Run progress and output").
+ */
+export interface RunProgress {
+  /** Done so far, 0..100 (a percentage); absent when the processor cannot tell. */
+  readonly percent?: number;
+  /** Safe, human-readable step, at most {@link MAX_PROGRESS_MESSAGE_LENGTH} characters. */
+  readonly message?: string;
+  /** When it was reported. */
+  readonly updatedAt: Date;
+}
+
+/**
+ * Checks a progress report as a processor makes it.
+ * @throws RangeError naming the field: `percent` not a number in 0..100, `message` not a
+ * string of at most {@link MAX_PROGRESS_MESSAGE_LENGTH} characters, or neither given.
+ */
+export function checkProgress(progress: { readonly percent?: number; readonly message?: string }): void {
+  const { percent, message } = progress;
+  if (percent === undefined && message === undefined) throw new RangeError('progress: give percent, message or both');
+  if (percent !== undefined && !(typeof percent === 'number' && percent >= 0 && percent <= 100)) throw new RangeError('progress.percent must be a number in 0..100');
+  if (message !== undefined && !(typeof message === 'string' && message.length <= MAX_PROGRESS_MESSAGE_LENGTH)) {
+    throw new RangeError(`progress.message must be a string of at most ${MAX_PROGRESS_MESSAGE_LENGTH} characters`);
+  }
+}
+
+/**
+ * A run output as stored: `value` when it is a JSON value whose text is at most
+ * {@link MAX_RUN_OUTPUT_BYTES} bytes, else the safe reason it is refused.
+ */
+export function checkOutput(value: unknown): { readonly ok: true; readonly json: string } | { readonly ok: false; readonly reason: string } {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) return { ok: false, reason: 'The processor returned an output that is not JSON.' };
+  if (Buffer.byteLength(json, 'utf8') > MAX_RUN_OUTPUT_BYTES) return { ok: false, reason: `The processor returned an output over ${MAX_RUN_OUTPUT_BYTES} bytes.` };
+  return { ok: true, json };
 }
 
 /**
@@ -70,6 +125,8 @@ export interface RunStatusChange {
   readonly countAttempt?: boolean;
   /** Safe, human-readable reason of a `failed` run; any earlier reason is cleared when absent. */
   readonly failureReason?: string;
+  /** The output of a `succeeded` run (checked with {@link checkOutput}); kept when absent. */
+  readonly output?: JsonValue;
 }
 
 /**
@@ -86,5 +143,11 @@ export function changed(run: Run, change: RunStatusChange): Run {
     updatedAt: change.at,
     attempts: run.attempts + (change.countAttempt === true ? 1 : 0),
     ...(change.failureReason !== undefined ? { failureReason: change.failureReason } : {}),
+    ...(change.output !== undefined ? { output: change.output } : {}),
   };
+}
+
+/** The run with `progress` when it is `running` (the only status that takes progress), else `undefined`. */
+export function withProgress(run: Run, progress: RunProgress): Run | undefined {
+  return run.status === 'running' ? { ...run, progress } : undefined;
 }

@@ -1,4 +1,4 @@
-import { canTransition, changed, FINAL_RUN_STATUSES, type Run, type RunStatusChange } from '../domain/run.js';
+import { canTransition, changed, FINAL_RUN_STATUSES, withProgress, type Run, type RunProgress, type RunStatusChange } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import type { RunQueue } from '../ports/run-queue.js';
 import type { RunStore, TransitionOutcome } from '../ports/run-store.js';
@@ -84,6 +84,15 @@ export class InMemoryRunStore implements RunStore {
     const next = changed(run, change);
     this.put(next);
     return Promise.resolve({ applied: true, run: next });
+  }
+
+  /** See {@link RunStore.reportProgress}; never rejects. */
+  reportProgress(runId: string, progress: RunProgress): Promise<boolean> {
+    const run = this.byId.get(runId);
+    const next = run === undefined ? undefined : withProgress(run, progress);
+    if (next === undefined) return Promise.resolve(false);
+    this.byId.set(runId, next);
+    return Promise.resolve(true);
   }
 
   /** True when a run with this id is held (not expired nor evicted yet). */

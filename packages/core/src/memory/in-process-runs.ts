@@ -1,14 +1,46 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { within } from './within.js';
-import type { Logger, RunProcessor, RunStore } from '@svc/core';
-import { errorTypeOf, InMemoryRunQueue, InMemoryRunStore, RunLifecycle, silentLogger, type InMemoryRunStoreOptions } from '@svc/core';
-import type { RunBackend, RunWorkerCloseReport, RunWorkerOptions } from './run-backend.js';
+import { silentLogger, type Logger } from '../ports/logger.js';
+import type { Clock } from '../ports/clock.js';
+import type { RunProcessor } from '../ports/run-processor.js';
+import type { RunStore } from '../ports/run-store.js';
+import type { RunBackend, RunWorker, RunWorkerCloseReport, RunWorkerOptions } from '../ports/run-backend.js';
+import { errorTypeOf, RunLifecycle } from '../use-cases/run-lifecycle.js';
+import { InMemoryRunQueue, InMemoryRunStore, type InMemoryRunStoreOptions } from './in-memory-runs.js';
+import { SystemClock } from './system-clock.js';
+
+/** Default of {@link InProcessRunWorkerOptions.attempts}: 3 processing attempts per run. */
+export const DEFAULT_RUN_ATTEMPTS = 3;
+/** Default of {@link InProcessRunWorkerOptions.backoffMs}: 1000 ms before the first retry. */
+export const DEFAULT_RUN_BACKOFF_MS = 1000;
+
+/**
+ * Ms to wait before attempt `attempt + 1` after attempt `attempt` (1-based) failed:
+ * `backoffMs` doubled per retry, as BullMQ's exponential backoff.
+ */
+export function retryDelayMs(backoffMs: number, attempt: number): number {
+  return backoffMs * 2 ** (attempt - 1);
+}
+
+/** Resolves when `work` settles or after `ms` on the real clock, whichever is first; no bound when not finite. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  const settled = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  // Past 2^31 − 1 ms a Node timer fires at once (TimeoutOverflowWarning): treat it as no bound.
+  if (!(ms <= 2 ** 31 - 1)) return settled;
+  const timer = new AbortController();
+  try {
+    await Promise.race([settled, new SystemClock().sleep(ms, timer.signal).catch(() => undefined)]);
+  } finally {
+    timer.abort();
+  }
+}
 
 /** Options of {@link InProcessRunWorker}. */
 export interface InProcessRunWorkerOptions extends RunWorkerOptions {
   /** Processing attempts per run; default 3. */
   readonly attempts?: number;
-  /** First retry delay in ms, doubled per retry (as BullMQ's exponential backoff); default 1000. */
+  /** First retry delay in ms, doubled per retry (as BullMQ's exponential backoff); default 1000. Waited on `clock`. */
   readonly backoffMs?: number;
 }
 
@@ -20,8 +52,11 @@ export interface InProcessRunWorkerOptions extends RunWorkerOptions {
  * `attempts` are spent, in the same slot. Runs live and die with the process (core
  * `InMemoryRunQueue`); use {@link BullMqRuns} where a run must survive a crash.
  */
-export class InProcessRunWorker {
+export class InProcessRunWorker implements RunWorker {
   private readonly lifecycle: RunLifecycle;
+  private readonly clock: Clock;
+  /** Aborted when a close's grace ends: the attempts in progress stop (core `RunProcessingContext.signal`). */
+  private readonly interrupting = new AbortController();
   private readonly logger: Logger;
   private readonly attempts: number;
   private readonly backoffMs: number;
@@ -47,8 +82,9 @@ export class InProcessRunWorker {
     options: InProcessRunWorkerOptions = {},
   ) {
     this.logger = options.logger ?? silentLogger;
-    this.attempts = options.attempts ?? 3;
-    this.backoffMs = options.backoffMs ?? 1000;
+    this.attempts = options.attempts ?? DEFAULT_RUN_ATTEMPTS;
+    this.backoffMs = options.backoffMs ?? DEFAULT_RUN_BACKOFF_MS;
+    this.clock = options.clock ?? new SystemClock();
     this.concurrency = options.concurrency ?? 1;
     if (!Number.isInteger(this.attempts) || this.attempts < 1) throw new RangeError('attempts must be a whole number ≥ 1');
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError('concurrency must be a whole number ≥ 1');
@@ -57,7 +93,7 @@ export class InProcessRunWorker {
       processor,
       logger: this.logger,
       ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
-      ...(options.clock !== undefined ? { clock: options.clock } : {}),
+      clock: this.clock,
     });
     this.stopped = new Promise((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
   }
@@ -73,7 +109,8 @@ export class InProcessRunWorker {
   /**
    * Stops taking runs and waits for the attempts in progress at most `graceMs` ms (for
    * ever when not finite; not at all with `force`). A run waiting for its next attempt is
-   * not tried again. A second call returns the first one's promise.
+   * not tried again. When the grace ends, the signal of every attempt still in progress
+   * aborts (core `RunProcessingContext.signal`). A second call returns the first one's promise.
    * @returns as `lostRunIds` the runs taken and not finished (still processing when the
    * grace ended, or waiting for their next attempt): they stay `queued` or `running` and
    * are lost with the process.
@@ -81,8 +118,10 @@ export class InProcessRunWorker {
   close(force = false, graceMs = Number.POSITIVE_INFINITY): Promise<RunWorkerCloseReport> {
     this.closing ??= (async () => {
       this.stopping.abort();
-      await within(Promise.all(this.slots), force ? 0 : graceMs);
-      return { abandonedRunIds: [], lostRunIds: [...new Set([...this.cut, ...this.inProgress])] };
+      await settledWithin(Promise.all(this.slots), force ? 0 : graceMs);
+      const lostRunIds = [...new Set([...this.cut, ...this.inProgress])];
+      this.interrupting.abort();
+      return { abandonedRunIds: [], lostRunIds };
     })();
     return this.closing;
   }
@@ -113,10 +152,10 @@ export class InProcessRunWorker {
 
   private async processRun(runId: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.lifecycle.attempt(runId, attempt >= this.attempts);
+      const outcome = await this.lifecycle.attempt(runId, { lastAttempt: attempt >= this.attempts, maxAttempts: this.attempts, signal: this.interrupting.signal });
       if (outcome.kind !== 'retry') return;
       try {
-        await sleep(this.backoffMs * 2 ** (attempt - 1), undefined, { signal: this.stopping.signal });
+        await this.clock.sleep(retryDelayMs(this.backoffMs, attempt), this.stopping.signal);
       } catch {
         this.cut.push(runId); // closing
         return;
@@ -142,7 +181,7 @@ export class InMemoryRuns implements RunBackend {
   /** Always `false`: a queued run lives in this process and is lost with it. */
   readonly durable = false;
 
-  /** @param options - retention and cap of finished runs (core `InMemoryRunStore`). */
+  /** @param options - retention and cap of finished runs (core `InMemoryRunStore`), and its clock. */
   constructor(options: InMemoryRunStoreOptions = {}) {
     this.store = new InMemoryRunStore(options);
     this.queue = new InMemoryRunQueue(this.store);
@@ -150,6 +189,7 @@ export class InMemoryRuns implements RunBackend {
 
   /** Starts an {@link InProcessRunWorker} on this queue; {@link InMemoryRuns.close} closes it. */
   startWorker(processor: RunProcessor, options: InProcessRunWorkerOptions = {}): Promise<InProcessRunWorker> {
+    if (this.closing !== undefined) return Promise.reject(new Error('InMemoryRuns is closed: no worker can start'));
     const worker = new InProcessRunWorker(this.queue, this.store, processor, options).start();
     this.workers.push(worker);
     return Promise.resolve(worker);

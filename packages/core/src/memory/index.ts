@@ -4,4 +4,5 @@ export * from './id-generators.js';
 export * from './in-memory-catalogs.js';
 export * from './in-memory-rate-limit-store.js';
 export * from './in-memory-runs.js';
+export * from './in-process-runs.js';
 export * from './in-memory-record-writer.js';

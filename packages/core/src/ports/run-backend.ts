@@ -1,10 +1,17 @@
-import type { Clock, Logger, Notifier, RunProcessor, RunQueue, RunStore } from '@svc/core';
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import type { Notifier } from './notifier.js';
+import type { RunProcessor } from './run-processor.js';
+import type { RunQueue } from './run-queue.js';
+import type { RunStore } from './run-store.js';
 
 /** Settings of a worker that every implementation shares. */
 export interface RunWorkerOptions {
-  /** Told once when a run reaches a final status (e.g. {@link LogNotifier}); default: nobody. */
+  /** Told once when a run reaches a final status (e.g. adapter-queue's `LogNotifier`); default: nobody. */
   readonly notifier?: Notifier;
+  /** Gets a line per failed attempt and per finished run; default: silent. */
   readonly logger?: Logger;
+  /** Stamps status changes and times the backoff between attempts; default the system clock. */
   readonly clock?: Clock;
   /** Runs processed at the same time by this worker; default 1. */
   readonly concurrency?: number;
@@ -44,8 +51,10 @@ export interface RunWorker {
 }
 
 /**
- * What a composition root needs of runs, whichever implementation configuration picks:
- * {@link InMemoryRuns} (embedded default) or {@link BullMqRuns} (durable, Redis).
+ * Runs as a whole: a queue, its store, and the workers that process what it holds — what
+ * a composition root needs of runs, whichever implementation configuration picks:
+ * core's `InMemoryRuns` (embedded default) or adapter-queue's `BullMqRuns` (durable,
+ * Redis). `createCore` takes one; `createWorker` starts a worker on one.
  */
 export interface RunBackend {
   /**

@@ -1,4 +1,4 @@
-import type { Run, RunStatusChange } from '../domain/run.js';
+import type { Run, RunProgress, RunStatusChange } from '../domain/run.js';
 
 /**
  * What {@link RunStore.transition} did: `applied` with the changed run, or not applied
@@ -31,4 +31,11 @@ export interface RunStore {
    * unknown id, which creates nothing).
    */
   transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome>;
+  /**
+   * Records `progress` as the run's `progress` (replacing the last), only while the run is
+   * `running` (core `withProgress`), atomically with respect to `transition`. Nothing else
+   * of the run changes, not even `updatedAt` (the time of the last status change).
+   * @returns true when recorded; false for an unknown run or one not `running`.
+   */
+  reportProgress(runId: string, progress: RunProgress): Promise<boolean>;
 }

@@ -5,7 +5,7 @@
  * `$ref`s name another schema's `$id`. Source: docs/api-spec.md (the operations' responses,
  * "API index object", "Errors"); docs/CONTRACT.md "Envelope and errors".
  */
-import { RUN_STATUSES } from '../domain/run.js';
+import { MAX_PROGRESS_MESSAGE_LENGTH, MAX_RUN_OUTPUT_BYTES, RUN_STATUSES } from '../domain/run.js';
 
 const str = (description: string, extra: Readonly<Record<string, string>> = {}) => ({ type: 'string', description, ...extra }) as const;
 
@@ -56,6 +56,18 @@ export const runViewSchema = {
     status_url: str('This resource.', { format: 'uri' }),
     attempts: { type: 'integer', minimum: 0, description: 'Processing attempts so far.' },
     failure_reason: str('Why a `failed` run failed.'),
+    progress: {
+      type: 'object',
+      description: 'The last progress the agent runtime reported while the run was `running`; kept once the run is final. Absent when none was reported.',
+      required: ['updated_at'],
+      additionalProperties: false,
+      properties: {
+        percent: { type: 'number', minimum: 0, maximum: 100, description: 'Done so far, in percent; absent when the runtime cannot tell.' },
+        message: { type: 'string', maxLength: MAX_PROGRESS_MESSAGE_LENGTH, description: 'The step the runtime is at.' },
+        updated_at: str('RFC 3339, UTC: when it was reported.', { format: 'date-time' }),
+      },
+    },
+    output: { description: `What the agent runtime returned with a \`succeeded\` run: any JSON value, at most ${MAX_RUN_OUTPUT_BYTES} bytes as JSON. Absent when it returned none.` },
   },
 } as const;
 

@@ -37,6 +37,26 @@ export interface MessageRunBody {
   readonly message: string;
 }
 
+/** Body of a run start, once valid: Option 1 (files) or Option 2 (message). Source: docs/CONTRACT.md "Runs". */
+export type StartRunBody = FilesRunBody | MessageRunBody;
+
+declare const wire: unique symbol;
+
+/**
+ * A request body as a wire door received it (the parsed JSON of an HTTP request), not yet
+ * validated: the use case validates it exactly as a typed body. Made only by
+ * {@link wireBody}, so that an in-process caller gets its body type-checked while a wire
+ * door still passes what it received. Source: docs/decisions.md "In-process callers".
+ */
+export interface WireBody {
+  readonly [wire]: true;
+}
+
+/** Marks `value`, parsed from the wire, as the unvalidated body of a use case input. */
+export function wireBody(value: unknown): WireBody {
+  return value as WireBody;
+}
+
 /** Most issues reported for one body; the rest are summarised by the count in `detail`. */
 const MAX_ISSUES = 50;
 

@@ -2,12 +2,18 @@ import assert from 'node:assert/strict';
 import { FINAL_RUN_STATUSES, type Run } from '../domain/run.js';
 import { ManualClock } from '../memory/system-clock.js';
 import type { Notifier } from '../ports/notifier.js';
-import type { RunProcessingResult, RunProcessor } from '../ports/run-processor.js';
+import type { RunProcessingContext, RunProcessingResult, RunProcessor } from '../ports/run-processor.js';
 import type { RunStore } from '../ports/run-store.js';
-import { RunLifecycle } from '../use-cases/run-lifecycle.js';
+import { RunLifecycle, type AttemptOptions } from '../use-cases/run-lifecycle.js';
+import { RunFailedError } from '../domain/errors.js';
+import { MAX_RUN_OUTPUT_BYTES } from '../domain/run.js';
 import { aRun } from './builders.js';
 import { RecordingLogger } from './recording-logger.js';
 import type { RunStoreHarness } from './run-store-contract.js';
+
+/** Options of an attempt with attempts left, and of the last one (3 attempts in all). */
+const NOT_LAST: AttemptOptions = { lastAttempt: false, maxAttempts: 3 };
+const LAST: AttemptOptions = { lastAttempt: true, maxAttempts: 3 };
 
 let issued = 0;
 /** A run id no other test uses, so that a harness may share one store between tests. */
@@ -36,15 +42,18 @@ class ListNotifier implements Notifier {
 class ScriptedProcessor implements RunProcessor {
   /** The run as the store held it while each call was processing. */
   readonly seen: (Run | undefined)[] = [];
+  /** The context of each call. */
+  readonly contexts: RunProcessingContext[] = [];
   constructor(
     private readonly store: RunStore,
     private readonly script: readonly (RunProcessingResult | Error)[],
-    private readonly during?: (run: Run) => Promise<void>,
+    private readonly during?: (run: Run, context: RunProcessingContext) => Promise<void>,
   ) {}
-  async process(run: Run): Promise<RunProcessingResult> {
+  async process(run: Run, context: RunProcessingContext): Promise<RunProcessingResult> {
     const answer = this.script[Math.min(this.seen.length, this.script.length - 1)] ?? { ok: true };
     this.seen.push(await this.store.get(run.runId));
-    await this.during?.(run);
+    this.contexts.push(context);
+    await this.during?.(run, context);
     if (answer instanceof Error) throw answer;
     return answer;
   }
@@ -86,7 +95,7 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       const run = await given();
       const processor = new ScriptedProcessor(h.store, [{ ok: true }]);
       const notifier = new ListNotifier();
-      assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, false), { kind: 'succeeded' });
+      assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, NOT_LAST), { kind: 'succeeded' });
       assert.equal(processor.seen.length, 1);
       assert.equal(processor.seen[0]?.status, 'running');
       assert.equal(processor.seen[0]?.attempts, 1);
@@ -100,7 +109,7 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       const run = await given();
       const processor = new ScriptedProcessor(h.store, [{ ok: false, reason: 'The file could not be read.' }]);
       const notifier = new ListNotifier();
-      const outcome = await lifecycle(processor, notifier).attempt(run.runId, false);
+      const outcome = await lifecycle(processor, notifier).attempt(run.runId, NOT_LAST);
       assert.deepEqual(outcome, { kind: 'failed', reason: 'The file could not be read.' });
       assert.equal(processor.seen.length, 1);
       assert.deepEqual(await h.store.get(run.runId), { ...run, status: 'failed', attempts: 1, updatedAt: clock.now(), failureReason: 'The file could not be read.' });
@@ -113,12 +122,12 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       const processor = new ScriptedProcessor(h.store, [thrown, { ok: true }]);
       const notifier = new ListNotifier();
       const runs = lifecycle(processor, notifier);
-      assert.deepEqual(await runs.attempt(run.runId, false), { kind: 'retry', error: thrown });
+      assert.deepEqual(await runs.attempt(run.runId, NOT_LAST), { kind: 'retry', error: thrown });
       const queued = await h.store.get(run.runId);
       assert.deepEqual(queued, { ...run, status: 'queued', attempts: 1, updatedAt: clock.now() });
       assert.equal(notifier.finished.length, 0, 'a run queued again is not final: nobody is told');
       clock.advanceSeconds(1);
-      assert.deepEqual(await runs.attempt(run.runId, true), { kind: 'succeeded' });
+      assert.deepEqual(await runs.attempt(run.runId, LAST), { kind: 'succeeded' });
       assert.deepEqual(await h.store.get(run.runId), { ...run, status: 'succeeded', attempts: 2, updatedAt: clock.now() });
       assert.equal(notifier.count(run.runId), 1);
     });
@@ -128,16 +137,16 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       const processor = new ScriptedProcessor(h.store, [new Error('agent runtime down at 10.0.0.7')]);
       const notifier = new ListNotifier();
       const runs = lifecycle(processor, notifier);
-      assert.equal((await runs.attempt(run.runId, false)).kind, 'retry');
+      assert.equal((await runs.attempt(run.runId, NOT_LAST)).kind, 'retry');
       const reason = 'Processing failed after 2 attempts.';
-      assert.deepEqual(await runs.attempt(run.runId, true), { kind: 'failed', reason });
+      assert.deepEqual(await runs.attempt(run.runId, LAST), { kind: 'failed', reason });
       const stored = await h.store.get(run.runId);
       assert.deepEqual(stored, { ...run, status: 'failed', attempts: 2, updatedAt: clock.now(), failureReason: reason });
       assert.equal(notifier.count(run.runId), 1);
       assert.doesNotMatch(logger.text(), /10\.0\.0\.7/, 'the thrown message (a host) is never logged');
 
       const once = await given();
-      assert.deepEqual(await lifecycle(new ScriptedProcessor(h.store, [new Error('x')]), notifier).attempt(once.runId, true), { kind: 'failed', reason: 'Processing failed after 1 attempt.' });
+      assert.deepEqual(await lifecycle(new ScriptedProcessor(h.store, [new Error('x')]), notifier).attempt(once.runId, LAST), { kind: 'failed', reason: 'Processing failed after 1 attempt.' });
     });
 
     it('skips a run that is already final, or missing, without calling the processor or the notifier', async function () {
@@ -145,11 +154,11 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       const notifier = new ListNotifier();
       for (const status of FINAL_RUN_STATUSES) {
         const run = await given({ status, attempts: 1 });
-        assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, false), { kind: 'skipped', status });
+        assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, NOT_LAST), { kind: 'skipped', status });
         assert.deepEqual(await h.store.get(run.runId), run, `a ${status} run is left as it is`);
       }
       const missing = lifecycleRunId('missing');
-      assert.deepEqual(await lifecycle(processor, notifier).attempt(missing, true), { kind: 'skipped', status: undefined });
+      assert.deepEqual(await lifecycle(processor, notifier).attempt(missing, LAST), { kind: 'skipped', status: undefined });
       assert.equal(await h.store.get(missing), undefined);
       assert.equal(processor.seen.length, 0);
       assert.equal(notifier.finished.length, 0);
@@ -161,13 +170,13 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       const idle = new ScriptedProcessor(h.store, [{ ok: true }]);
       const finishes = await Promise.all([
         lifecycle(idle, notifier).finish(run.runId, 'succeeded'),
-        lifecycle(idle, notifier).finish(run.runId, 'failed', 'Processing was interrupted too many times.'),
+        lifecycle(idle, notifier).finish(run.runId, 'failed', { failureReason: 'Processing was interrupted too many times.' }),
         lifecycle(idle, notifier).finish(run.runId, 'succeeded'),
       ]);
       assert.equal(finishes.filter(Boolean).length, 1, 'exactly one finish made the run final');
       assert.equal(notifier.count(run.runId), 1);
       assert.deepEqual(notifier.finished[0], await h.store.get(run.runId));
-      assert.equal(await lifecycle(idle, notifier).finish(run.runId, 'failed', 'late'), false);
+      assert.equal(await lifecycle(idle, notifier).finish(run.runId, 'failed', { failureReason: 'late' }), false);
       assert.equal(notifier.count(run.runId), 1);
     });
 
@@ -176,7 +185,7 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       const cancel = async (r: Run): Promise<void> => void (await h.store.transition(r.runId, { to: 'cancelled', at: clock.now() }));
       const processor = new ScriptedProcessor(h.store, [{ ok: true }], cancel);
       const notifier = new ListNotifier();
-      await lifecycle(processor, notifier).attempt(run.runId, false);
+      await lifecycle(processor, notifier).attempt(run.runId, NOT_LAST);
       assert.equal((await h.store.get(run.runId))?.status, 'cancelled');
       assert.equal(notifier.finished.length, 0);
     });
@@ -184,11 +193,78 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
     it('keeps the run final when the notifier fails, and logs no message of it', async function () {
       const run = await given();
       const notifier = new ListNotifier(true);
-      assert.deepEqual(await lifecycle(new ScriptedProcessor(h.store, [{ ok: true }]), notifier).attempt(run.runId, false), { kind: 'succeeded' });
+      assert.deepEqual(await lifecycle(new ScriptedProcessor(h.store, [{ ok: true }]), notifier).attempt(run.runId, NOT_LAST), { kind: 'succeeded' });
       assert.equal((await h.store.get(run.runId))?.status, 'succeeded');
       assert.equal(notifier.count(run.runId), 1);
       assert.equal(logger.at('warn').filter((l) => l.message === 'run notification failed').length, 1);
       assert.doesNotMatch(logger.text(), /10\.0\.0\.9/);
+    });
+
+    it('stores the output of a succeeded run, and tells the processor its attempt and the attempts in all', async function () {
+      const run = await given();
+      const output = { total: '1234.50', lines: [1, 2], note: 'é ☃' };
+      const processor = new ScriptedProcessor(h.store, [new Error('transient'), { ok: true, output }]);
+      const runs = lifecycle(processor, new ListNotifier());
+      await runs.attempt(run.runId, NOT_LAST);
+      assert.deepEqual(await runs.attempt(run.runId, NOT_LAST), { kind: 'succeeded' });
+      assert.deepEqual(processor.contexts.map((c) => [c.attempt, c.maxAttempts]), [[1, 3], [2, 3]]);
+      assert.deepEqual((await h.store.get(run.runId))?.output, output);
+    });
+
+    it('fails a run whose output is over MAX_RUN_OUTPUT_BYTES, or not JSON, with a safe reason', async function () {
+      const big = await given();
+      const outcome = await lifecycle(new ScriptedProcessor(h.store, [{ ok: true, output: 'x'.repeat(MAX_RUN_OUTPUT_BYTES) }]), new ListNotifier()).attempt(big.runId, NOT_LAST);
+      assert.deepEqual(outcome, { kind: 'failed', reason: `The processor returned an output over ${MAX_RUN_OUTPUT_BYTES} bytes.` });
+      assert.equal((await h.store.get(big.runId))?.output, undefined);
+      const cyclic: Record<string, unknown> = {};
+      cyclic['self'] = cyclic;
+      const odd = await given();
+      const notJson = await lifecycle(new ScriptedProcessor(h.store, [{ ok: true, output: cyclic as never }]), new ListNotifier()).attempt(odd.runId, NOT_LAST);
+      assert.deepEqual(notJson, { kind: 'failed', reason: 'The processor returned an output that is not JSON.' });
+    });
+
+    it('records progress while the run is running, and refuses it once the run is final', async function () {
+      const run = await given();
+      let during: boolean[] = [];
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }], async (_r, context) => {
+        during = [await context.reportProgress({ percent: 10, message: 'Reading' }), await context.reportProgress({ percent: 50 })];
+        clock.advanceSeconds(1);
+        await assert.rejects(context.reportProgress({ percent: 101 }), RangeError);
+        await assert.rejects(context.reportProgress({}), RangeError);
+        assert.deepEqual((await h.store.get(run.runId))?.progress, { percent: 50, updatedAt: new Date('2026-01-01T00:00:10Z') });
+      });
+      await lifecycle(processor, new ListNotifier()).attempt(run.runId, NOT_LAST);
+      assert.deepEqual(during, [true, true]);
+      const stored = await h.store.get(run.runId);
+      assert.equal(stored?.status, 'succeeded');
+      assert.deepEqual(stored?.progress, { percent: 50, updatedAt: new Date('2026-01-01T00:00:10Z') }, 'the last report stays with the finished run');
+      assert.equal(await processor.contexts[0]?.reportProgress({ percent: 60 }), false, 'a final run takes no progress');
+      assert.equal(await h.store.reportProgress(lifecycleRunId('missing'), { percent: 1, updatedAt: clock.now() }), false);
+    });
+
+    it('fails the run at once for a RunFailedError that is not retryable, with its reason', async function () {
+      const run = await given();
+      const processor = new ScriptedProcessor(h.store, [new RunFailedError('The document is encrypted.')]);
+      assert.deepEqual(await lifecycle(processor, new ListNotifier()).attempt(run.runId, NOT_LAST), { kind: 'failed', reason: 'The document is encrypted.' });
+      assert.equal((await h.store.get(run.runId))?.failureReason, 'The document is encrypted.');
+      const again = await given();
+      const retryable = new ScriptedProcessor(h.store, [new RunFailedError('The model is overloaded.', { retryable: true })]);
+      const runs = lifecycle(retryable, new ListNotifier());
+      assert.equal((await runs.attempt(again.runId, NOT_LAST)).kind, 'retry');
+      assert.deepEqual(await runs.attempt(again.runId, LAST), { kind: 'failed', reason: 'The model is overloaded.' });
+    });
+
+    it('queues the run again, without failing it, when the signal aborted and the processor stopped', async function () {
+      const run = await given();
+      const stop = new AbortController();
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }], (_r, context) => {
+        stop.abort();
+        return Promise.reject(context.signal.reason as Error);
+      });
+      const notifier = new ListNotifier();
+      assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, { ...LAST, signal: stop.signal }), { kind: 'interrupted' });
+      assert.equal((await h.store.get(run.runId))?.status, 'queued');
+      assert.equal(notifier.finished.length, 0);
     });
   });
 }

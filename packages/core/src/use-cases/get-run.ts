@@ -3,15 +3,15 @@ import type { Principal } from '../domain/principal.js';
 import type { DomainError } from '../domain/errors.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { RunStore } from '../ports/run-store.js';
-import type { RequestMeter } from './rate-limit-policy.js';
+import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
 import { viewOf, type RunView } from './run-view.js';
 
 /** Input of {@link GetRun}. */
 export interface GetRunInput {
   /** The authenticated caller (API key, or OAuth token with `runs:read`). */
   readonly principal: Principal;
-  /** This request's rate-limit charge (`UNMETERED` for an in-process call that is not limited). */
-  readonly meter: RequestMeter;
+  /** This call's rate-limit charge (`rateLimits.meterFor(principal)`); default `UNMETERED` (not limited). */
+  readonly meter?: RequestMeter;
   /** `run_id` from the path. */
   readonly runId: string;
 }
@@ -32,7 +32,7 @@ export class GetRun {
 
   /** @returns the run view (answered 200), or an error with its code. */
   async execute(input: GetRunInput): Promise<Result<RunView, DomainError<GetRunErrorCode>>> {
-    const refused = await input.meter.charge();
+    const refused = await (input.meter ?? UNMETERED).charge();
     if (refused !== undefined) return err(refused);
     const run = input.runId.length <= 128 ? await this.runs.get(input.runId) : undefined;
     if (run === undefined || run.accountId !== input.principal.accountId) return err(domainError('not_found', 'The run was not found.'));

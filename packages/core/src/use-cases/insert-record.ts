@@ -1,6 +1,6 @@
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { RecordWriter } from '../ports/record-writer.js';
-import { validateInsertRecordBody } from '../schemas/validate.js';
+import { validateInsertRecordBody, type InsertRecordBody } from '../schemas/validate.js';
 import type { DomainError } from '../domain/errors.js';
 import type { Result } from '../domain/result.js';
 import { executeRecordWrite, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
@@ -24,7 +24,7 @@ export class InsertRecord {
   ) {}
 
   /** @returns `{rows_affected: 1}` (answered 201), or an error with its code. */
-  execute(input: RecordWriteInput): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
+  execute(input: RecordWriteInput<InsertRecordBody>): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
     return executeRecordWrite(input, this.connections, validateInsertRecordBody, (connection, entity, body, route) =>
       this.writer.insert({ connection, entity, values: body.values, route }),
     );

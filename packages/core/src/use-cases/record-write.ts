@@ -6,25 +6,28 @@ import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { WriteError, WriteErrorCode, WriteOutcome } from '../ports/record-writer.js';
-import type { InsertRecordBody } from '../schemas/validate.js';
-import type { RequestMeter } from './rate-limit-policy.js';
+import type { InsertRecordBody, WireBody } from '../schemas/validate.js';
+import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
 
-/** Input shared by the row insert and the row update. */
-export interface RecordWriteInput {
-  /** The authenticated caller. */
+/**
+ * Input shared by the row insert (`B` = {@link InsertRecordBody}) and the row update
+ * (`B` = `UpdateRecordBody`).
+ */
+export interface RecordWriteInput<B extends InsertRecordBody = InsertRecordBody> {
+  /** The caller: authenticated, or `inProcessPrincipal(account)`. */
   readonly principal: Principal;
-  /** This request's rate-limit charge (`UNMETERED` for an in-process call that is not limited). */
-  readonly meter: RequestMeter;
-  /** `connection_id` from the path (not yet known to be a UUID). */
+  /** This call's rate-limit charge (`rateLimits.meterFor(principal)`); default `UNMETERED` (not limited). */
+  readonly meter?: RequestMeter;
+  /** The connection (`connection_id` of the path; not yet known to be a UUID). */
   readonly connectionId: string;
-  /** The parsed JSON body, unvalidated. */
-  readonly body: unknown;
+  /** The row: a typed body, or the unvalidated body of a wire door ({@link WireBody}); validated either way. */
+  readonly body: B | WireBody;
   /**
-   * The route: `egress` on the egress address; on the main address, the raw
-   * `X-Svc-Egress` header (`{ egressHeader }`, absent → `default`), which the use case
-   * checks (`invalid_header`).
+   * The route: `default` (the default, when absent) or `egress`; a wire door on the main
+   * address passes the raw `X-Svc-Egress` header instead (`{ egressHeader }`, absent →
+   * `default`), which the use case checks (`invalid_header`).
    */
-  readonly route: EgressRoute | { readonly egressHeader: string | undefined };
+  readonly route?: EgressRoute | { readonly egressHeader: string | undefined };
 }
 
 /** Result data of a row write, as on the wire. Source: docs/api-spec.md "Row-write result". */
@@ -85,6 +88,7 @@ export function entityOf(text: string): Result<EntityName, DomainError<'validati
 
 /** Resolves the route of a row write (see {@link RecordWriteInput.route}). */
 export function routeOf(route: RecordWriteInput['route']): Result<EgressRoute, DomainError<'invalid_header'>> {
+  if (route === undefined) return ok('default');
   return typeof route === 'string' ? ok(route) : parseEgressHeader(route.egressHeader);
 }
 
@@ -105,12 +109,12 @@ export type WriteStep<B> = (
  * writer is called; then `write`.
  */
 export async function executeRecordWrite<B extends InsertRecordBody>(
-  input: RecordWriteInput,
+  input: RecordWriteInput<B>,
   catalog: ConnectionCatalog,
   validate: (body: unknown) => Result<B, DomainError<'validation_failed' | 'invalid_value'>>,
   write: WriteStep<B>,
 ): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
-  const refused = await input.meter.charge();
+  const refused = await (input.meter ?? UNMETERED).charge();
   if (refused !== undefined) return err(refused);
   const route = routeOf(input.route);
   if (!route.ok) return route;

@@ -1,8 +1,9 @@
-import type { Run, RunStatus } from '../domain/run.js';
+import { RunFailedError } from '../domain/errors.js';
+import { checkOutput, checkProgress, type JsonValue, type Run, type RunStatus } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Notifier } from '../ports/notifier.js';
-import type { RunProcessor } from '../ports/run-processor.js';
+import type { ProgressReport, RunProcessingContext, RunProcessingResult, RunProcessor } from '../ports/run-processor.js';
 import type { RunStore } from '../ports/run-store.js';
 import { SystemClock } from '../memory/system-clock.js';
 
@@ -15,7 +16,22 @@ export type AttemptOutcome =
   /** The run failed for good, with a safe reason; no more attempts. */
   | { readonly kind: 'failed'; readonly reason: string }
   /** The processor threw and attempts remain: the run is `queued` again; `error` is what it threw. */
-  | { readonly kind: 'retry'; readonly error: unknown };
+  | { readonly kind: 'retry'; readonly error: unknown }
+  /**
+   * The attempt's signal aborted (the worker is stopping) and the processor stopped: the
+   * run is `queued` again for another worker, and the attempt is not a failure.
+   */
+  | { readonly kind: 'interrupted' };
+
+/** How a worker runs one attempt ({@link RunLifecycle.attempt}). */
+export interface AttemptOptions {
+  /** True when a failure must fail the run instead of queueing it again. */
+  readonly lastAttempt: boolean;
+  /** Attempts the worker makes at most (shown to the processor as `maxAttempts`). */
+  readonly maxAttempts: number;
+  /** Aborted when the worker stops past its grace; default: never. */
+  readonly signal?: AbortSignal;
+}
 
 /** Collaborators of {@link RunLifecycle}. */
 export interface RunLifecycleOptions {
@@ -27,20 +43,23 @@ export interface RunLifecycleOptions {
   readonly notifier?: Notifier;
   /** Gets a line per attempt that fails and per run that finishes; default: silent. */
   readonly logger?: Logger;
-  /** Stamps `updatedAt` of every change; default the system clock. */
+  /** Stamps `updatedAt` of every change and progress report; default the system clock. */
   readonly clock?: Clock;
 }
+
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * The status rules of processing a run, shared by every worker (core's in-process one,
  * adapter-queue's BullMQ one, an embedder's) so that all move runs the same way
- * (docs/CONTRACT.md "Runs"; statuses and transitions: `domain/run.ts`):
- * queued → running (one more attempt) → succeeded | failed, or back to queued when the
- * processor throws and attempts remain (the caller waits the backoff). A processor that
- * resolves `{ok: false}` fails the run at once: it is an answer, not an accident, so it is
- * not retried. Every change is a compare-and-set on the status
- * ({@link RunStore.transition}), so the notifier is called exactly once, by
- * whichever change made the run final. The suite every store passes with it is
+ * (docs/CONTRACT.md "Runs"; docs/decisions.md "Run processors"; statuses and transitions:
+ * `domain/run.ts`): queued → running (one more attempt) → succeeded (with the processor's
+ * `output`) | failed, or back to queued when the processor throws a retryable error and
+ * attempts remain (the caller waits the backoff), or when the worker stops it. A
+ * processor that resolves `{ok: false}` or throws a non-retryable `RunFailedError` fails
+ * the run at once. Every change is a compare-and-set on the status
+ * ({@link RunStore.transition}), so the notifier is called exactly once, by whichever
+ * change made the run final. The suite every store passes with it is
  * `runLifecycleContract` in `@svc/core/testing`.
  *
  * Not a one-`execute` use case: a worker calls {@link RunLifecycle.attempt} per attempt,
@@ -65,46 +84,75 @@ export class RunLifecycle {
 
   /**
    * Runs one processing attempt of `runId`.
-   * @param lastAttempt - true when a throw must fail the run instead of queueing it again.
    * @throws when the store is unreachable (the caller's queue retries the attempt later).
    */
-  async attempt(runId: string, lastAttempt: boolean): Promise<AttemptOutcome> {
+  async attempt(runId: string, options: AttemptOptions): Promise<AttemptOutcome> {
     const started = await this.store.transition(runId, { to: 'running', at: this.clock.now(), countAttempt: true });
     if (!started.applied) {
       this.logger.warn({ run_id: runId, status: started.run?.status ?? null }, 'run not started: missing or already final');
       return { kind: 'skipped', status: started.run?.status };
     }
     const run = started.run;
-    let result: Awaited<ReturnType<RunProcessor['process']>>;
+    const signal = options.signal ?? NEVER_ABORTED;
+    const context: RunProcessingContext = {
+      signal,
+      attempt: run.attempts,
+      maxAttempts: options.maxAttempts,
+      reportProgress: async (progress: ProgressReport) => {
+        checkProgress(progress);
+        return this.store.reportProgress(runId, { ...progress, updatedAt: this.clock.now() });
+      },
+    };
+    let result: RunProcessingResult;
     try {
-      result = await this.processor.process(run);
+      result = await this.processor.process(run, context);
     } catch (error) {
-      this.logger.warn({ run_id: runId, attempt: run.attempts, error_type: errorTypeOf(error), last_attempt: lastAttempt }, 'run attempt failed');
-      if (lastAttempt) {
-        // The thrown text may carry internals; the run (and so the API) gets a safe reason.
-        const reason = `Processing failed after ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}.`;
-        await this.finish(runId, 'failed', reason);
-        return { kind: 'failed', reason };
+      return this.afterThrow(run, error, options.lastAttempt, signal);
+    }
+    if (!result.ok) {
+      await this.finish(runId, 'failed', { failureReason: result.reason });
+      return { kind: 'failed', reason: result.reason };
+    }
+    if (result.output !== undefined) {
+      const checked = checkOutput(result.output);
+      if (!checked.ok) {
+        await this.finish(runId, 'failed', { failureReason: checked.reason });
+        return { kind: 'failed', reason: checked.reason };
       }
+    }
+    await this.finish(runId, 'succeeded', result.output !== undefined ? { output: result.output } : {});
+    return { kind: 'succeeded' };
+  }
+
+  private async afterThrow(run: Run, error: unknown, lastAttempt: boolean, signal: AbortSignal): Promise<AttemptOutcome> {
+    const runId = run.runId;
+    const failure = error instanceof RunFailedError ? error : undefined;
+    if (signal.aborted && failure === undefined) {
+      this.logger.warn({ run_id: runId, attempt: run.attempts }, 'run attempt interrupted: the worker is stopping');
       await this.store.transition(runId, { to: 'queued', at: this.clock.now() });
-      return { kind: 'retry', error };
+      return { kind: 'interrupted' };
     }
-    if (result.ok) {
-      await this.finish(runId, 'succeeded');
-      return { kind: 'succeeded' };
+    const retryable = failure?.retryable ?? true;
+    this.logger.warn({ run_id: runId, attempt: run.attempts, error_type: errorTypeOf(error), retryable, last_attempt: lastAttempt }, 'run attempt failed');
+    if (lastAttempt || !retryable) {
+      // A thrown text may carry internals; only a RunFailedError's reason is written for the API.
+      const reason = failure?.reason ?? `Processing failed after ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}.`;
+      await this.finish(runId, 'failed', { failureReason: reason });
+      return { kind: 'failed', reason };
     }
-    await this.finish(runId, 'failed', result.reason);
-    return { kind: 'failed', reason: result.reason };
+    await this.store.transition(runId, { to: 'queued', at: this.clock.now() });
+    return { kind: 'retry', error };
   }
 
   /**
    * Moves the run to a final status when it is not final yet, and then notifies.
+   * @param details - the safe `failureReason` of a failed run, the `output` of a succeeded one.
    * @returns true when this call made the run final.
    * @throws when the store is unreachable; never for a failing notifier (core `Notifier`:
    * its failures never change the run).
    */
-  async finish(runId: string, to: 'succeeded' | 'failed', failureReason?: string): Promise<boolean> {
-    const outcome = await this.store.transition(runId, { to, at: this.clock.now(), ...(failureReason !== undefined ? { failureReason } : {}) });
+  async finish(runId: string, to: 'succeeded' | 'failed', details: { readonly failureReason?: string; readonly output?: JsonValue } = {}): Promise<boolean> {
+    const outcome = await this.store.transition(runId, { to, at: this.clock.now(), ...details });
     if (!outcome.applied) return false;
     this.logger.info({ run_id: runId, status: to, attempts: outcome.run.attempts }, 'run finished');
     await this.notify(outcome.run);

@@ -1,4 +1,4 @@
-import type { Run, RunStatus } from '../domain/run.js';
+import type { JsonValue, Run, RunStatus } from '../domain/run.js';
 
 /**
  * A run as answered by `GET {status_url}`.
@@ -15,6 +15,10 @@ export interface RunView {
   readonly status_url: string;
   readonly attempts: number;
   readonly failure_reason?: string;
+  /** The last progress the processor reported (docs/decisions.md "Run progress and output"). */
+  readonly progress?: { readonly percent?: number; readonly message?: string; readonly updated_at: string };
+  /** What the processor returned with success (a JSON value). */
+  readonly output?: JsonValue;
 }
 
 /** `{base_url}/api/v1/runs/{run_id}`. Source: docs/CONTRACT.md "Runs". */
@@ -34,5 +38,15 @@ export function viewOf(run: Run, baseUrl: string): RunView {
     status_url: statusUrlOf(baseUrl, run.runId),
     attempts: run.attempts,
     ...(run.failureReason !== undefined ? { failure_reason: run.failureReason } : {}),
+    ...(run.progress !== undefined
+      ? {
+          progress: {
+            ...(run.progress.percent !== undefined ? { percent: run.progress.percent } : {}),
+            ...(run.progress.message !== undefined ? { message: run.progress.message } : {}),
+            updated_at: run.progress.updatedAt.toISOString(),
+          },
+        }
+      : {}),
+    ...(run.output !== undefined ? { output: run.output } : {}),
   };
 }

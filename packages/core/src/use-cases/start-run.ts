@@ -7,20 +7,20 @@ import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { RunQueue } from '../ports/run-queue.js';
-import { validateStartRunBody, type FilesRunBody, type MessageRunBody } from '../schemas/validate.js';
-import type { RequestMeter } from './rate-limit-policy.js';
+import { validateStartRunBody, type StartRunBody, type WireBody } from '../schemas/validate.js';
+import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
 import { statusUrlOf } from './run-view.js';
 
 /** Input of {@link StartRun}. */
 export interface StartRunInput {
   /** The authenticated caller (API key, or OAuth token with `runs:write`). */
   readonly principal: Principal;
-  /** This request's rate-limit charge (`UNMETERED` for an in-process call that is not limited). */
-  readonly meter: RequestMeter;
-  /** `agent_id` from the path. */
+  /** This call's rate-limit charge (`rateLimits.meterFor(principal)`); default `UNMETERED` (not limited). */
+  readonly meter?: RequestMeter;
+  /** The agent (`agent_id` of the path). */
   readonly agentId: string;
-  /** The parsed JSON body, unvalidated. */
-  readonly body: unknown;
+  /** The run request: a typed body, or the unvalidated body of a wire door ({@link WireBody}); validated either way. */
+  readonly body: StartRunBody | WireBody;
 }
 
 /** The run-start result, as on the wire. Source: docs/api-spec.md "Run-start result". */
@@ -42,7 +42,7 @@ export interface StartRunSettings {
   readonly baseUrl: string;
 }
 
-function requestOf(body: FilesRunBody | MessageRunBody): RunRequest {
+function requestOf(body: StartRunBody): RunRequest {
   if ('files' in body) {
     return {
       kind: 'files',
@@ -91,7 +91,7 @@ export class StartRun {
     const agent = body.ok ? await this.agents.findById(input.agentId) : undefined;
     const visible = agent !== undefined && agent.accountId === principal.accountId;
 
-    const refused = await input.meter.charge(visible ? input.agentId : undefined);
+    const refused = await (input.meter ?? UNMETERED).charge(visible ? input.agentId : undefined);
     if (refused !== undefined) return err(refused);
     if (!body.ok) return err(validationFailed(body.error));
     if (!visible) return err(domainError('not_found', 'The agent was not found.'));

@@ -1,6 +1,6 @@
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { RecordWriter } from '../ports/record-writer.js';
-import { validateUpdateRecordBody } from '../schemas/validate.js';
+import { validateUpdateRecordBody, type UpdateRecordBody } from '../schemas/validate.js';
 import type { DomainError } from '../domain/errors.js';
 import type { Result } from '../domain/result.js';
 import { executeRecordWrite, type RecordWriteErrorCode, type RecordWriteInput, type RowWriteResult } from './record-write.js';
@@ -20,7 +20,7 @@ export class UpdateRecord {
   ) {}
 
   /** @returns `{rows_affected: 0 | 1}` (answered 200), or an error with its code. */
-  execute(input: RecordWriteInput): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
+  execute(input: RecordWriteInput<UpdateRecordBody>): Promise<Result<RowWriteResult, DomainError<RecordWriteErrorCode>>> {
     return executeRecordWrite(input, this.connections, validateUpdateRecordBody, (connection, entity, body, route) =>
       this.writer.update({ connection, entity, key: { column: body.key_column, value: body.key_value }, values: body.values, route }),
     );

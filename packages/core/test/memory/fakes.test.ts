@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RateLimitPolicy, rateLimited, sha256Hex, UNMETERED } from '@svc/core';
+import { createCore, rateLimited, sha256Hex, UNMETERED, type Clock, type RateLimitPolicy, type RateLimitSettings } from '@svc/core';
 import {
   aPrincipal,
   aRun,
@@ -12,6 +12,11 @@ import {
   RandomIdGenerator,
   SequentialIdGenerator,
 } from '@svc/core/testing';
+
+/** The rate-limit policy of a core on an in-memory store with `limits` and `clock`. */
+function policyOf(limits?: RateLimitSettings, clock: Clock = new ManualClock()): RateLimitPolicy {
+  return createCore({ rateLimitStore: new InMemoryRateLimitStore(clock), clock }, { baseUrl: 'http://127.0.0.1:8080', ...(limits !== undefined ? { rateLimits: limits } : {}) }).rateLimits;
+}
 
 describe('in-memory adapters beyond their contracts', function () {
   describe('InMemoryRunQueue', function () {
@@ -146,20 +151,19 @@ describe('in-memory adapters beyond their contracts', function () {
   describe('RateLimitPolicy', function () {
     it('charges the credential window, and the agent window when named, with the configured limits', async function () {
       const clock = new ManualClock();
-      const policy = new RateLimitPolicy(new InMemoryRateLimitStore(clock), { credential: { limit: 100, windowSeconds: 10 }, agent: { limit: 5, windowSeconds: 20 } }, clock);
+      const policy = policyOf({ credential: { limit: 100, windowSeconds: 10 }, agent: { limit: 5, windowSeconds: 20 } }, clock);
       const principal = aPrincipal({ credentialId: 'c1' });
       expect(await policy.decide(principal)).to.include({ allowed: true, limit: 100, remaining: 99, resetSeconds: 10 });
       expect(await policy.decide(principal, 'a1')).to.include({ allowed: true, limit: 5, remaining: 4, resetSeconds: 20, key: `agent:${principal.accountId}:a1` });
     });
 
     it('refuses limits that are not whole numbers ≥ 1 or windows that are not > 0 seconds', function () {
-      const store = new InMemoryRateLimitStore();
-      expect(() => new RateLimitPolicy(store, { credential: { limit: 0, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 60 } })).to.throw(RangeError, /credential/);
-      expect(() => new RateLimitPolicy(store, { credential: { limit: 1, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 0 } })).to.throw(RangeError, /agent/);
+      expect(() => policyOf({ credential: { limit: 0, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 60 } })).to.throw(RangeError, /credential/);
+      expect(() => policyOf({ credential: { limit: 1, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 0 } })).to.throw(RangeError, /agent/);
     });
 
     it('a meter charges once: a second charge is a bug and throws', async function () {
-      const meter = new RateLimitPolicy(new InMemoryRateLimitStore()).meterFor(aPrincipal());
+      const meter = policyOf().meterFor(aPrincipal());
       expect(meter.charged).to.equal(false);
       expect(await meter.charge()).to.equal(undefined);
       expect(meter.charged).to.equal(true);
@@ -177,7 +181,7 @@ describe('in-memory adapters beyond their contracts', function () {
 
     it('explains a refusal: which window, and when to retry', async function () {
       const clock = new ManualClock();
-      const policy = new RateLimitPolicy(new InMemoryRateLimitStore(clock), { credential: { limit: 600, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 42 } }, clock);
+      const policy = policyOf({ credential: { limit: 600, windowSeconds: 60 }, agent: { limit: 1, windowSeconds: 42 } }, clock);
       await policy.decide(aPrincipal(), 'a1');
       const refusal = await policy.decide(aPrincipal(), 'a1');
       expect(rateLimited(refusal)).to.deep.equal({

@@ -20,7 +20,7 @@ describe('in-memory runs', function () {
     expect((await store.get('embedded-1'))?.status).to.equal('queued');
     const runId = queue.take();
     expect(runId).to.equal('embedded-1');
-    expect(await lifecycle.attempt(runId ?? '', true)).to.deep.equal({ kind: 'succeeded' });
+    expect(await lifecycle.attempt(runId ?? '', { lastAttempt: true, maxAttempts: 1 })).to.deep.equal({ kind: 'succeeded' });
     expect(seen).to.deep.equal(['running']);
     expect(await store.get('embedded-1')).to.include({ status: 'succeeded', attempts: 1 });
   });

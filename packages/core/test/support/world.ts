@@ -1,11 +1,17 @@
 import {
-  Authenticate,
+  createCore,
+  type Core,
+  type CoreOptions,
+  type CorePorts,
   err,
-  GetRun,
-  InsertRecord,
-  RateLimitPolicy,
-  StartRun,
-  UpdateRecord,
+  wireBody,
+  type Authenticate,
+  type GetRun,
+  type InsertRecord,
+  type RateLimitPolicy,
+  type StartRun,
+  type UpdateRecord,
+  type WireBody,
   type InsertCommand,
   type Principal,
   type RateLimitDecision,
@@ -50,6 +56,8 @@ export const ORDERS = 'dbo.orders';
  * when told. One world per test, so no state leaks between tests.
  */
 export interface World {
+  /** Another core on this world's ports and options, with `overrides` in their place (e.g. a failing writer). */
+  readonly coreWith: (overrides: CorePorts) => Core;
   readonly clock: ManualClock;
   readonly credentials: InMemoryCredentialStore;
   readonly connections: InMemoryConnectionCatalog;
@@ -108,11 +116,12 @@ export function aWorld(limits?: RateLimitSettings): World {
   const writer = new InMemoryRecordWriter();
   writer.defineTable(ORDERS, ['id', 'sku', 'qty', 'paid', 'note']);
   const rateLimitStore = new InMemoryRateLimitStore(clock);
-  const rateLimits = new RateLimitPolicy(rateLimitStore, limits, clock);
-  const runs = new InMemoryRunStore();
-  const queue = new InMemoryRunQueue(runs);
-  const ids = new SequentialIdGenerator();
+  const ports: CorePorts = { credentials, connections, agents, recordWriter: writer, rateLimitStore, clock, ids: new SequentialIdGenerator() };
+  const options: CoreOptions = { baseUrl: BASE_URL, ...(limits !== undefined ? { rateLimits: limits } : {}) };
+  const core = createCore(ports, options);
+  const { rateLimits } = core;
   return {
+    coreWith: (overrides) => createCore({ ...ports, runs: core.runs, ...overrides }, options),
     clock,
     credentials,
     connections,
@@ -120,13 +129,13 @@ export function aWorld(limits?: RateLimitSettings): World {
     writer,
     rateLimitStore,
     rateLimits,
-    runs,
-    queue,
-    authenticate: new Authenticate(credentials, clock),
-    insertRecord: metered(new InsertRecord(connections, writer), rateLimits),
-    updateRecord: metered(new UpdateRecord(connections, writer), rateLimits),
-    startRun: metered(new StartRun(agents, queue, ids, clock, { baseUrl: BASE_URL }), rateLimits),
-    getRun: metered(new GetRun(runs, { baseUrl: BASE_URL }), rateLimits),
+    runs: core.runs.store,
+    queue: core.runs.queue,
+    authenticate: core.authenticate,
+    insertRecord: metered(core.insertRecord, rateLimits),
+    updateRecord: metered(core.updateRecord, rateLimits),
+    startRun: metered(core.startRun, rateLimits),
+    getRun: metered(core.getRun, rateLimits),
   };
 }
 
@@ -134,8 +143,8 @@ export function aWorld(limits?: RateLimitSettings): World {
  * Input of a row write by {@link aPrincipal} on {@link CONNECTION}, default route;
  * override any member. `body` is a raw value so that invalid bodies can be built.
  */
-export function aRecordWrite(body: unknown, overrides: Partial<RecordWriteInput> = {}): Omit<RecordWriteInput, 'meter'> & { meter?: RequestMeter } {
-  return { principal: aPrincipal(), connectionId: CONNECTION.connectionId, body, route: 'default', ...overrides };
+export function aRecordWrite(body: unknown, overrides: Partial<Omit<RecordWriteInput, 'body'>> = {}): Omit<RecordWriteInput, 'meter' | 'body'> & { body: WireBody; meter?: RequestMeter } {
+  return { principal: aPrincipal(), connectionId: CONNECTION.connectionId, body: wireBody(body), route: 'default', ...overrides };
 }
 
 /**

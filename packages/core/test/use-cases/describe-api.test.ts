@@ -1,12 +1,17 @@
 import { expect } from 'chai';
-import { apiIndexSettings, DescribeApi, type ApiIndex } from '@svc/core';
+import { createCore, type ApiIndex, type CoreOptions } from '@svc/core';
+
+/** The `DescribeApi` of a core with `options`. */
+function describeApiOf(options: CoreOptions) {
+  return createCore({}, options).describeApi;
+}
 
 describe('DescribeApi', function () {
   const BASE = 'https://api.example.com';
   const EGRESS = 'https://egress.example.com';
   let index: ApiIndex;
   beforeEach(function () {
-    index = new DescribeApi(apiIndexSettings(`${BASE}/`, `${EGRESS}//`)).execute();
+    index = describeApiOf({ baseUrl: `${BASE}/`, egressUrl: `${EGRESS}//` }).execute();
   });
 
   /** True for an absolute http(s) URL; path templates like `{agent_id}` allowed. */
@@ -108,7 +113,7 @@ describe('DescribeApi', function () {
   });
 
   it('takes the credential rate limit from the settings', function () {
-    const custom = new DescribeApi(apiIndexSettings(BASE, EGRESS, { credentialRateLimit: { limit: 120, windowSeconds: 30 } })).execute();
+    const custom = describeApiOf({ baseUrl: BASE, egressUrl: EGRESS, rateLimits: { credential: { limit: 120, windowSeconds: 30 }, agent: { limit: 30, windowSeconds: 60 } } }).execute();
     expect(custom.rate_limits).to.include({ requests: 120, window_seconds: 30 });
   });
 
@@ -140,7 +145,7 @@ describe('DescribeApi', function () {
   });
 
   it('answers the same deeply frozen object every time', function () {
-    const describeApi = new DescribeApi(apiIndexSettings(BASE, EGRESS));
+    const describeApi = describeApiOf({ baseUrl: BASE, egressUrl: EGRESS });
     const first = describeApi.execute();
     expect(describeApi.execute()).to.equal(first);
     for (const value of [
@@ -163,9 +168,7 @@ describe('DescribeApi', function () {
   });
 
   it('lets settings override any default', function () {
-    const custom = new DescribeApi(
-      apiIndexSettings(BASE, EGRESS, { name: 'Acme API', trial: { available: true, durationDays: 14, inviteRequired: false } }),
-    ).execute();
+    const custom = describeApiOf({ baseUrl: BASE, egressUrl: EGRESS, index: { name: 'Acme API', trial: { available: true, durationDays: 14, inviteRequired: false } } }).execute();
     expect(custom.name).to.equal('Acme API');
     expect(custom.onboarding.trial).to.deep.equal({ available: true, duration_days: 14, invite_required: false });
   });

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { InsertRecord } from '@svc/core';
 import { aConnection, ACCOUNT_B, aPrincipal } from '@svc/core/testing';
 import { aRecordWrite, aWorld, CONNECTION, FixedRecordWriter, metered, ORDERS, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
@@ -279,7 +278,7 @@ describe('InsertRecord', function () {
 
     it('passes any other write error through unchanged', async function () {
       const writer = new FixedRecordWriter({ code: 'constraint_violation', detail: 'Constraint PK_orders was violated.' });
-      const insert = metered(new InsertRecord(w.connections, writer), w.rateLimits);
+      const insert = metered(w.coreWith({ recordWriter: writer }).insertRecord, w.rateLimits);
       const { result } = await insert.execute(aRecordWrite({ entity: ORDERS, values: { id: 1 } }));
       expect(errorOf(result)).to.deep.equal({ code: 'constraint_violation', detail: 'Constraint PK_orders was violated.' });
       expect(writer.received).to.have.length(1);

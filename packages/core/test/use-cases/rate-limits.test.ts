@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DEFAULT_RATE_LIMITS, type DomainError, type RateLimitDecision, type Result } from '@svc/core';
+import { DEFAULT_RATE_LIMITS, wireBody, type DomainError, type RateLimitDecision, type Result } from '@svc/core';
 import { ACCOUNT_A, anAgent, aPrincipal, aRun } from '@svc/core/testing';
 import { AGENT, aRecordWrite, aWorld, ORDERS, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
@@ -11,7 +11,7 @@ describe('rate limits of the use cases', function () {
   });
 
   function start(agentId: string = AGENT.agentId, body: unknown = { message: 'hi' }) {
-    return w.startRun.execute({ principal: aPrincipal(), agentId, body });
+    return w.startRun.execute({ principal: aPrincipal(), agentId, body: wireBody(body) });
   }
 
   async function startTimes(n: number, agentId: string = AGENT.agentId): Promise<void> {

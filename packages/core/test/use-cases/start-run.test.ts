@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { StartRun, type RunQueue } from '@svc/core';
-import { ACCOUNT_B, aFileReference, anAgent, aPrincipal, fileReferences, SequentialIdGenerator } from '@svc/core/testing';
+import { wireBody, type RunQueue } from '@svc/core';
+import { ACCOUNT_B, aFileReference, anAgent, aPrincipal, fileReferences } from '@svc/core/testing';
 import { AGENT, aWorld, BASE_URL, metered, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
 
@@ -11,7 +11,7 @@ describe('StartRun', function () {
   });
 
   function start(body: unknown, agentId: string = AGENT.agentId) {
-    return w.startRun.execute({ principal: aPrincipal(), agentId, body });
+    return w.startRun.execute({ principal: aPrincipal(), agentId, body: wireBody(body) });
   }
 
   /** Starts a run with `body` and returns the paths of its issues; nothing is queued. */
@@ -230,7 +230,7 @@ describe('StartRun', function () {
 
   it('rejects, and answers nothing, when the queue is unreachable', async function () {
     const down: RunQueue = { enqueue: () => Promise.reject(new Error('queue down')) };
-    const startRun = metered(new StartRun(w.agents, down, new SequentialIdGenerator(), w.clock, { baseUrl: BASE_URL }), w.rateLimits);
+    const startRun = metered(w.coreWith({ runQueue: down }).startRun, w.rateLimits);
     let thrown: unknown;
     try {
       await startRun.execute({ principal: aPrincipal(), agentId: AGENT.agentId, body: { message: 'hi' } });

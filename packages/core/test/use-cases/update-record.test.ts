@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { UpdateRecord } from '@svc/core';
 import { aConnection, ACCOUNT_B } from '@svc/core/testing';
 import { aRecordWrite, aWorld, CONNECTION, FixedRecordWriter, metered, ORDERS, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
@@ -75,7 +74,7 @@ describe('UpdateRecord', function () {
 
   it('passes any other write error through unchanged', async function () {
     const writer = new FixedRecordWriter({ code: 'connection_timeout', detail: 'The database did not answer in time.' });
-    const update = metered(new UpdateRecord(w.connections, writer), w.rateLimits);
+    const update = metered(w.coreWith({ recordWriter: writer }).updateRecord, w.rateLimits);
     const { result } = await update.execute(aRecordWrite({ entity: ORDERS, key_column: 'id', key_value: 1, values: { qty: 0 } }));
     expect(errorOf(result)).to.deep.equal({ code: 'connection_timeout', detail: 'The database did not answer in time.' });
   });

@@ -1,0 +1,169 @@
+import type { Principal } from './domain/principal.js';
+import type { RateLimitSettings } from './domain/rate-limit.js';
+import { InMemoryAgentCatalog, InMemoryConnectionCatalog, InMemoryCredentialStore } from './memory/in-memory-catalogs.js';
+import { InMemoryRateLimitStore } from './memory/in-memory-rate-limit-store.js';
+import { InMemoryRecordWriter } from './memory/in-memory-record-writer.js';
+import { InMemoryRuns, type InProcessRunWorkerOptions } from './memory/in-process-runs.js';
+import { RandomIdGenerator } from './memory/id-generators.js';
+import { SystemClock } from './memory/system-clock.js';
+import type { AgentCatalog } from './ports/agent-catalog.js';
+import type { Clock } from './ports/clock.js';
+import type { ConnectionCatalog } from './ports/connection-catalog.js';
+import type { CredentialStore } from './ports/credential-store.js';
+import type { IdGenerator } from './ports/id-generator.js';
+import type { RateLimitStore } from './ports/rate-limit-store.js';
+import type { RecordWriter } from './ports/record-writer.js';
+import type { RunBackend, RunWorker, RunWorkerOptions } from './ports/run-backend.js';
+import type { RunProcessor } from './ports/run-processor.js';
+import type { RunQueue } from './ports/run-queue.js';
+import type { RunStore } from './ports/run-store.js';
+import { Authenticate } from './use-cases/authenticate.js';
+import { apiIndexSettings, DescribeApi, type ApiIndexSettings } from './use-cases/describe-api.js';
+import { GetRun } from './use-cases/get-run.js';
+import { InsertRecord } from './use-cases/insert-record.js';
+import { RateLimitPolicy } from './use-cases/rate-limit-policy.js';
+import { StartRun } from './use-cases/start-run.js';
+import { UpdateRecord } from './use-cases/update-record.js';
+
+/**
+ * The ports {@link createCore} wires. Every one is optional: what is left out gets the
+ * in-memory default, so an embedder passes only what it cares about.
+ */
+export interface CorePorts<R extends RunBackend = InMemoryRuns> {
+  /** Credentials by SHA-256 digest; default: none (every credential is refused). */
+  readonly credentials?: CredentialStore;
+  /** Agents; default: none (every run start answers `not_found`). */
+  readonly agents?: AgentCatalog;
+  /** Connections; default: none (every row write answers `not_found`). */
+  readonly connections?: ConnectionCatalog;
+  /** Writes rows; default an empty `InMemoryRecordWriter`. */
+  readonly recordWriter?: RecordWriter;
+  /**
+   * Runs: queue, store and workers; default `InMemoryRuns` on `clock` (runs live and die
+   * with the process; adapter-queue's `BullMqRuns` keeps them in Redis).
+   */
+  readonly runs?: R;
+  /** Where run starts are queued; default `runs.queue` (override it to put one port in front, e.g. a failing fake). */
+  readonly runQueue?: RunQueue;
+  /** Where runs are read; default `runs.store`. */
+  readonly runStore?: RunStore;
+  /** Counts rate-limit windows; default `InMemoryRateLimitStore` on `clock`. */
+  readonly rateLimitStore?: RateLimitStore;
+  /** The time, for windows, expiry, run times and worker backoff; default the system clock. */
+  readonly clock?: Clock;
+  /** Run and workflow run ids; default random UUIDs. */
+  readonly ids?: IdGenerator;
+}
+
+/** Settings of {@link createCore}. URLs are absolute; a trailing slash is removed. */
+export interface CoreOptions {
+  /** `{base_url}`: run `status_url`s are `{base_url}/api/v1/runs/{run_id}`. */
+  readonly baseUrl: string;
+  /** `{egress_url}`, stated in the index; default `baseUrl`. */
+  readonly egressUrl?: string;
+  /** Rate limits per credential and per agent; default 600 / 60 s and 30 / 60 s (docs/api-spec.md "Limits"). */
+  readonly rateLimits?: RateLimitSettings;
+  /** What the index says beyond the defaults of `apiIndexSettings` (name, documentation URL, trial …). */
+  readonly index?: Partial<Omit<ApiIndexSettings, 'baseUrl' | 'egressUrl' | 'credentialRateLimit'>>;
+}
+
+/**
+ * The core, wired: every use case, the rate-limit policy, and the ports they run on.
+ * Every use case answers `Promise<Result<…>>` (except `describeApi`, which cannot fail).
+ */
+export interface Core<R extends RunBackend = InMemoryRuns> {
+  /** `GET /api/v1`: the API index. */
+  readonly describeApi: DescribeApi;
+  /** Turns credential headers into a {@link Principal}. */
+  readonly authenticate: Authenticate;
+  /** `POST …/records`. */
+  readonly insertRecord: InsertRecord;
+  /** `PATCH …/records`. */
+  readonly updateRecord: UpdateRecord;
+  /** `POST /api/v1/agents/{agent_id}/run`. */
+  readonly startRun: StartRun;
+  /** `GET /api/v1/runs/{run_id}`. */
+  readonly getRun: GetRun;
+  /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
+  readonly rateLimits: RateLimitPolicy;
+  /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
+  readonly runs: R;
+  /** The clock every part runs on. */
+  readonly clock: Clock;
+  /**
+   * Starts a worker that processes this core's queued runs with `processor` (on the
+   * core's clock unless `options.clock` says otherwise); `close` stops it.
+   */
+  startWorker(processor: RunProcessor, options?: RunWorkerOptions & InProcessRunWorkerOptions): Promise<RunWorker>;
+  /** Closes the runs backend (its workers first); see `RunBackend.close`. */
+  close(): ReturnType<RunBackend['close']>;
+}
+
+/**
+ * Wires the core in one call: the one place in the repository where use cases are
+ * constructed (the API server, the HTTP adapter's tests, the examples and the bench all
+ * come through here). Source: docs/ARCHITECTURE.md "Composition".
+ *
+ * @example
+ * ```ts
+ * const core = createCore({ agents: new InMemoryAgentCatalog([{ agentId: 'a1', accountId: 'acme' }]) }, { baseUrl: 'https://api.example.com' });
+ * await core.startWorker(myProcessor);
+ * const started = await core.startRun.execute({ principal: inProcessPrincipal('acme'), agentId: 'a1', body: { message: 'Hello' } });
+ * ```
+ * @throws RangeError when a rate limit is not a whole number ≥ 1 or a window not > 0 seconds.
+ */
+export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts<R>, options: CoreOptions): Core<R> {
+  const clock = ports.clock ?? new SystemClock();
+  const ids = ports.ids ?? new RandomIdGenerator();
+  const credentials = ports.credentials ?? new InMemoryCredentialStore();
+  const agents = ports.agents ?? new InMemoryAgentCatalog();
+  const connections = ports.connections ?? new InMemoryConnectionCatalog();
+  const writer = ports.recordWriter ?? new InMemoryRecordWriter();
+  // Without a backend R is its default, InMemoryRuns: the cast only restates that.
+  const runs = ports.runs ?? (new InMemoryRuns({ clock }) as unknown as R);
+  const rateLimits = new RateLimitPolicy(ports.rateLimitStore ?? new InMemoryRateLimitStore(clock), options.rateLimits, clock);
+  const baseUrl = options.baseUrl.replace(/\/+$/u, '');
+  const index = apiIndexSettings(baseUrl, options.egressUrl ?? baseUrl, { ...options.index, credentialRateLimit: rateLimits.settings.credential });
+  return {
+    describeApi: new DescribeApi(index),
+    authenticate: new Authenticate(credentials, clock),
+    insertRecord: new InsertRecord(connections, writer),
+    updateRecord: new UpdateRecord(connections, writer),
+    startRun: new StartRun(agents, ports.runQueue ?? runs.queue, ids, clock, { baseUrl }),
+    getRun: new GetRun(ports.runStore ?? runs.store, { baseUrl }),
+    rateLimits,
+    runs,
+    clock,
+    startWorker: (processor, workerOptions = {}) => runs.startWorker(processor, { clock, ...workerOptions }),
+    close: () => runs.close(),
+  };
+}
+
+/** Settings of {@link createWorker}. */
+export interface CreateWorkerOptions extends RunWorkerOptions {
+  /** Where the runs are: `InMemoryRuns` (this process) or adapter-queue's `BullMqRuns` (Redis). */
+  readonly backend: RunBackend;
+  /** The agent runtime that does each run's work. */
+  readonly processor: RunProcessor;
+}
+
+/**
+ * Starts a worker on `backend` with `processor`: a standalone worker process of a durable
+ * backend (`BullMqRuns`), or the in-process worker of an embedded core. Same as
+ * `backend.startWorker(processor, options)`, named for the composition roots that start
+ * only workers. Source: docs/decisions.md "Run processors".
+ */
+export function createWorker(options: CreateWorkerOptions): Promise<RunWorker> {
+  const { backend, processor, ...workerOptions } = options;
+  return backend.startWorker(processor, workerOptions);
+}
+
+/**
+ * The principal of an in-process caller that is not an HTTP request (a service embedding
+ * the core, a job, a test): it acts for `accountId` with every scope, is charged only when
+ * its call passes a meter, and its rate-limit windows are keyed by `name`
+ * (`credential:<account>:in-process:<name>`). Source: docs/decisions.md "In-process callers".
+ */
+export function inProcessPrincipal(accountId: string, name = 'default'): Principal {
+  return { accountId, credentialId: `in-process:${name}`, kind: 'in_process', scopes: new Set(['runs:write', 'runs:read']) };
+}
