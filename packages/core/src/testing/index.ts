@@ -1,9 +1,11 @@
 /**
  * `@svc/core/testing`: builders, fakes and contract suites for tests of the core, of
  * adapters (which must pass the same contract suites as the fakes), and of embedders.
- * The contract suites register mocha `describe` blocks.
+ * The contract suites register `describe` blocks with the runner they are given
+ * (`node:test`, mocha, ...; default mocha's globals): see {@link TestRunner}.
  */
 export * from './builders.js';
+export * from './test-runner.js';
 export * from './record-writer-contract.js';
 export * from './rate-limit-store-contract.js';
 export * from './run-queue-contract.js';
