@@ -13,5 +13,6 @@ export * from './run-store-contract.js';
 export * from './run-lifecycle-contract.js';
 export * from './recording-logger.js';
 export * from './eventually.js';
+export * from './failing-fakes.js';
 // The in-memory adapters are the fakes: they hold state and pass the contract suites.
 export * from '../memory/index.js';
