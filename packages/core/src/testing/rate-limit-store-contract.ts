@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { RateLimitStore } from '../ports/rate-limit-store.js';
+import { resolveTestRunner, type TestRunner } from './test-runner.js';
 
 /** What the {@link rateLimitStoreContract} needs: a fresh store with its own key space. */
 export interface RateLimitStoreHarness {
@@ -11,10 +12,18 @@ export interface RateLimitStoreHarness {
 /**
  * The behaviour every {@link RateLimitStore} shares (see the port's contract): fixed
  * windows, all-or-none charges across rules, counts after a charge and as found on a
- * refusal, exact counts under concurrency, windows that reset. Registers a mocha
- * `describe` block.
+ * refusal, exact counts under concurrency, windows that reset.
+ * Registers a `describe` block with `runner`.
+ *
+ * @param name - suite title.
+ * @param makeHarness - builds a fresh harness for each test (closed after it).
+ * @param runner - the runner to register with: `{ describe, it, beforeEach, afterEach }`
+ *   from `node:test`, mocha or another BDD runner ({@link TestRunner}); default mocha's
+ *   globals.
+ * @throws Error when `runner` is absent and there are no mocha globals ({@link resolveTestRunner}).
  */
-export function rateLimitStoreContract(name: string, makeHarness: () => Promise<RateLimitStoreHarness>): void {
+export function rateLimitStoreContract(name: string, makeHarness: () => Promise<RateLimitStoreHarness>, runner?: TestRunner): void {
+  const { describe, it, beforeEach, afterEach } = resolveTestRunner(runner, 'rateLimitStoreContract');
   describe(`RateLimitStore contract: ${name}`, function () {
     let h: RateLimitStoreHarness;
     beforeEach(async function () {

@@ -3,6 +3,7 @@ import type { Connection } from '../domain/connection.js';
 import type { EntityName } from '../domain/entity-name.js';
 import type { Row } from '../memory/in-memory-record-writer.js';
 import type { RecordWriter } from '../ports/record-writer.js';
+import { resolveTestRunner, type TestRunner } from './test-runner.js';
 
 /**
  * What the {@link recordWriterContract} needs from an implementation under test.
@@ -23,12 +24,17 @@ export interface RecordWriterHarness {
 /**
  * The behaviour every {@link RecordWriter} shares (ports/record-writer.ts): the in-memory
  * writer, the SQL Server writer against the scripted TDS server, and against a real
- * server. Registers a mocha `describe` block.
+ * server. Registers a `describe` block with `runner`.
  *
  * @param name - suite title.
- * @param makeHarness - builds a fresh harness for each test.
+ * @param makeHarness - builds a fresh harness for each test (closed after it).
+ * @param runner - the runner to register with: `{ describe, it, beforeEach, afterEach }`
+ *   from `node:test`, mocha or another BDD runner ({@link TestRunner}); default mocha's
+ *   globals.
+ * @throws Error when `runner` is absent and there are no mocha globals ({@link resolveTestRunner}).
  */
-export function recordWriterContract(name: string, makeHarness: () => Promise<RecordWriterHarness>): void {
+export function recordWriterContract(name: string, makeHarness: () => Promise<RecordWriterHarness>, runner?: TestRunner): void {
+  const { describe, it, beforeEach, afterEach } = resolveTestRunner(runner, 'recordWriterContract');
   describe(`RecordWriter contract: ${name}`, function () {
     let h: RecordWriterHarness;
     const orders: EntityName = { schema: 'dbo', table: 'contract_orders' };

@@ -10,6 +10,7 @@ import { MAX_RUN_OUTPUT_BYTES } from '../domain/run.js';
 import { aRun } from './builders.js';
 import { RecordingLogger } from './recording-logger.js';
 import type { RunStoreHarness } from './run-store-contract.js';
+import { resolveTestRunner, type TestRunner } from './test-runner.js';
 
 /** Options of an attempt with attempts left, and of the last one (3 attempts in all). */
 const NOT_LAST: AttemptOptions = { lastAttempt: false, maxAttempts: 3 };
@@ -65,9 +66,10 @@ class ScriptedProcessor implements RunProcessor {
  * carry them: queued → running → succeeded; `{ok: false}` → failed without retry; a throw
  * with attempts left → queued again; a throw on the last attempt → failed with a safe
  * reason; a final or missing run is skipped; the notifier is told exactly once per run
- * the lifecycle made final. Registers a mocha `describe` block.
+ * the lifecycle made final. Registers a `describe` block with `runner` (default mocha's globals; see {@link TestRunner}).
  */
-export function runLifecycleContract(name: string, makeHarness: () => Promise<RunStoreHarness>): void {
+export function runLifecycleContract(name: string, makeHarness: () => Promise<RunStoreHarness>, runner?: TestRunner): void {
+  const { describe, it, beforeEach, afterEach } = resolveTestRunner(runner, 'runLifecycleContract');
   describe(`RunLifecycle contract: ${name}`, function () {
     let h: RunStoreHarness;
     let clock: ManualClock;

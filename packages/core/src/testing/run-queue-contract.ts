@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { RunQueue } from '../ports/run-queue.js';
 import type { RunStore } from '../ports/run-store.js';
 import { aRun } from './builders.js';
+import { resolveTestRunner, type TestRunner } from './test-runner.js';
 
 /** What the {@link runQueueContract} needs: a queue and the store it records runs in. */
 export interface RunQueueHarness {
@@ -16,9 +17,17 @@ export interface RunQueueHarness {
 /**
  * The behaviour every {@link RunQueue} + {@link RunStore} pair shares: an enqueued run is
  * readable at once as queued, enqueueing is idempotent by run id, saves replace, unknown
- * ids are absent. Registers a mocha `describe` block.
+ * ids are absent. Registers a `describe` block with `runner`.
+ *
+ * @param name - suite title.
+ * @param makeHarness - builds a fresh harness for each test (closed after it).
+ * @param runner - the runner to register with: `{ describe, it, beforeEach, afterEach }`
+ *   from `node:test`, mocha or another BDD runner ({@link TestRunner}); default mocha's
+ *   globals.
+ * @throws Error when `runner` is absent and there are no mocha globals ({@link resolveTestRunner}).
  */
-export function runQueueContract(name: string, makeHarness: () => Promise<RunQueueHarness>): void {
+export function runQueueContract(name: string, makeHarness: () => Promise<RunQueueHarness>, runner?: TestRunner): void {
+  const { describe, it, beforeEach, afterEach } = resolveTestRunner(runner, 'runQueueContract');
   describe(`RunQueue contract: ${name}`, function () {
     let h: RunQueueHarness;
     beforeEach(async function () {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { canTransition, FINAL_RUN_STATUSES, RUN_STATUSES, type Run, type RunStatus } from '../domain/run.js';
 import type { RunStore } from '../ports/run-store.js';
 import { aRun } from './builders.js';
+import { resolveTestRunner, type TestRunner } from './test-runner.js';
 
 /** What the {@link runStoreContract} (and core's `runLifecycleContract`) need: a store. */
 export interface RunStoreHarness {
@@ -23,9 +24,17 @@ function contractRunId(what: string): string {
  * are absent, saves replace, and `transition` is a compare-and-set that follows core
  * `canTransition` exactly, never moves a final run, lets exactly one of concurrent
  * finishing changes apply, counts attempts and sets or clears the failure reason.
- * Registers a mocha `describe` block.
+ * Registers a `describe` block with `runner`.
+ *
+ * @param name - suite title.
+ * @param makeHarness - builds a fresh harness for each test (closed after it).
+ * @param runner - the runner to register with: `{ describe, it, beforeEach, afterEach }`
+ *   from `node:test`, mocha or another BDD runner ({@link TestRunner}); default mocha's
+ *   globals.
+ * @throws Error when `runner` is absent and there are no mocha globals ({@link resolveTestRunner}).
  */
-export function runStoreContract(name: string, makeHarness: () => Promise<RunStoreHarness>): void {
+export function runStoreContract(name: string, makeHarness: () => Promise<RunStoreHarness>, runner?: TestRunner): void {
+  const { describe, it, beforeEach, afterEach } = resolveTestRunner(runner, 'runStoreContract');
   describe(`RunStore contract: ${name}`, function () {
     let h: RunStoreHarness;
     beforeEach(async function () {
