@@ -52,3 +52,4 @@ export class OrderRecorder {
     return result.ok ? ok(undefined) : result;
   }
 }
+export { Summarizer, type SummaryModel } from './summarizer.js';
