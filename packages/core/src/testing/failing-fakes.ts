@@ -116,6 +116,16 @@ export abstract class FaultSwitch<M extends string, O extends string> {
     this.failed += 1;
     return { mode: fault.mode, applied: fault.applied };
   }
+  /**
+   * Runs `call` unless `operation` fails now; a failing one rejects with
+   * `DependencyUnavailableError(dependency)` (after running `call` when the fault is `applied`).
+   */
+  protected async guard<T>(operation: O, dependency: string, call: () => Promise<T>): Promise<T> {
+    const fault = this.faultFor(operation);
+    if (fault === undefined) return call();
+    return unavailable(fault, dependency, `${this.constructor.name}.${operation}`, call);
+  }
+
 
   private set(mode: M, count: number, options: FaultOptions<O>): this {
     this.fault = { mode, only: options.only === undefined ? undefined : new Set(options.only), applied: options.applied ?? false, remaining: count };
@@ -165,9 +175,7 @@ export class FailingRunQueue<Q extends RunQueue = RunQueue> extends FaultSwitch<
 
   /** See {@link RunQueue.enqueue}. @throws DependencyUnavailableError while failing. */
   async enqueue(run: Run): Promise<void> {
-    const fault = this.faultFor('enqueue');
-    if (fault === undefined) return this.inner.enqueue(run);
-    return unavailable(fault, this.dependency, 'FailingRunQueue.enqueue', () => this.inner.enqueue(run));
+    return this.guard('enqueue', this.dependency, () => this.inner.enqueue(run));
   }
 }
 
@@ -200,30 +208,22 @@ export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<
 
   /** See {@link RunStore.get}. @throws DependencyUnavailableError while failing. */
   async get(runId: string): Promise<Run | undefined> {
-    const fault = this.faultFor('get');
-    if (fault === undefined) return this.inner.get(runId);
-    return unavailable(fault, this.dependency, 'FailingRunStore.get', () => this.inner.get(runId));
+    return this.guard('get', this.dependency, () => this.inner.get(runId));
   }
 
   /** See {@link RunStore.save}. @throws DependencyUnavailableError while failing. */
   async save(run: Run): Promise<void> {
-    const fault = this.faultFor('save');
-    if (fault === undefined) return this.inner.save(run);
-    return unavailable(fault, this.dependency, 'FailingRunStore.save', () => this.inner.save(run));
+    return this.guard('save', this.dependency, () => this.inner.save(run));
   }
 
   /** See {@link RunStore.transition}. @throws DependencyUnavailableError while failing. */
   async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
-    const fault = this.faultFor('transition');
-    if (fault === undefined) return this.inner.transition(runId, change);
-    return unavailable(fault, this.dependency, 'FailingRunStore.transition', () => this.inner.transition(runId, change));
+    return this.guard('transition', this.dependency, () => this.inner.transition(runId, change));
   }
 
   /** See {@link RunStore.reportProgress}. @throws DependencyUnavailableError while failing. */
   async reportProgress(runId: string, progress: RunProgress): Promise<boolean> {
-    const fault = this.faultFor('reportProgress');
-    if (fault === undefined) return this.inner.reportProgress(runId, progress);
-    return unavailable(fault, this.dependency, 'FailingRunStore.reportProgress', () => this.inner.reportProgress(runId, progress));
+    return this.guard('reportProgress', this.dependency, () => this.inner.reportProgress(runId, progress));
   }
 }
 
@@ -359,9 +359,7 @@ export class FailingCredentialStore<S extends CredentialStore = CredentialStore>
 
   /** See {@link CredentialStore.findByDigest}. @throws DependencyUnavailableError while failing. */
   async findByDigest(sha256: string): Promise<StoredCredential | undefined> {
-    const fault = this.faultFor('findByDigest');
-    if (fault === undefined) return this.inner.findByDigest(sha256);
-    return unavailable(fault, this.dependency, 'FailingCredentialStore.findByDigest', () => this.inner.findByDigest(sha256));
+    return this.guard('findByDigest', this.dependency, () => this.inner.findByDigest(sha256));
   }
 }
 
@@ -396,9 +394,7 @@ export class FailingConnectionCatalog<C extends ConnectionCatalog = ConnectionCa
 
   /** See {@link ConnectionCatalog.findById}. @throws DependencyUnavailableError while failing. */
   async findById(connectionId: string): Promise<Connection | undefined> {
-    const fault = this.faultFor('findById');
-    if (fault === undefined) return this.inner.findById(connectionId);
-    return unavailable(fault, this.dependency, 'FailingConnectionCatalog.findById', () => this.inner.findById(connectionId));
+    return this.guard('findById', this.dependency, () => this.inner.findById(connectionId));
   }
 }
 
@@ -430,8 +426,6 @@ export class FailingAgentCatalog<C extends AgentCatalog = AgentCatalog> extends 
 
   /** See {@link AgentCatalog.findById}. @throws DependencyUnavailableError while failing. */
   async findById(agentId: string): Promise<Agent | undefined> {
-    const fault = this.faultFor('findById');
-    if (fault === undefined) return this.inner.findById(agentId);
-    return unavailable(fault, this.dependency, 'FailingAgentCatalog.findById', () => this.inner.findById(agentId));
+    return this.guard('findById', this.dependency, () => this.inner.findById(agentId));
   }
 }
