@@ -74,6 +74,9 @@ export abstract class FaultSwitch<M extends string, O extends string> {
   private fault: ActiveFault<M, O> | undefined;
   private failed = 0;
 
+  /** @param dependency - what a `DependencyUnavailableError` of this fake names (e.g. `redis`); empty for a fake that never throws one. */
+  constructor(protected readonly dependency = '') {}
+
   /**
    * Fails every call (of `options.only`, if given) from now on, until {@link recover}.
    * Replaces any failure set before.
@@ -118,12 +121,12 @@ export abstract class FaultSwitch<M extends string, O extends string> {
   }
   /**
    * Runs `call` unless `operation` fails now; a failing one rejects with
-   * `DependencyUnavailableError(dependency)` (after running `call` when the fault is `applied`).
+   * `DependencyUnavailableError(this.dependency)` (after running `call` when the fault is `applied`).
    */
-  protected async guard<T>(operation: O, dependency: string, call: () => Promise<T>): Promise<T> {
+  protected async guard<T>(operation: O, call: () => Promise<T>): Promise<T> {
     const fault = this.faultFor(operation);
     if (fault === undefined) return call();
-    return unavailable(fault, dependency, `${this.constructor.name}.${operation}`, call);
+    return unavailable(fault, this.dependency, `${this.constructor.name}.${operation}`, call);
   }
 
 
@@ -159,8 +162,6 @@ async function unavailable<T>(fault: { readonly applied: boolean }, dependency: 
  * @typeParam Q - the wrapped queue (e.g. `InMemoryRunQueue`, whose `take` a worker uses through {@link FailingRunQueue.inner}).
  */
 export class FailingRunQueue<Q extends RunQueue = RunQueue> extends FaultSwitch<'unavailable', 'enqueue'> implements RunQueue {
-  private readonly dependency: string;
-
   /**
    * @param inner - the queue calls go to while not failing.
    * @param options - `dependency` of the error; default `run_queue` (adapter-queue's `BullMqRunQueue`).
@@ -169,13 +170,12 @@ export class FailingRunQueue<Q extends RunQueue = RunQueue> extends FaultSwitch<
     readonly inner: Q,
     options: UnavailableOptions = {},
   ) {
-    super();
-    this.dependency = options.dependency ?? 'run_queue';
+    super(options.dependency ?? 'run_queue');
   }
 
   /** See {@link RunQueue.enqueue}. @throws DependencyUnavailableError while failing. */
   async enqueue(run: Run): Promise<void> {
-    return this.guard('enqueue', this.dependency, () => this.inner.enqueue(run));
+    return this.guard('enqueue', () => this.inner.enqueue(run));
   }
 }
 
@@ -192,8 +192,6 @@ export class FailingRunQueue<Q extends RunQueue = RunQueue> extends FaultSwitch<
  * @typeParam S - the wrapped store.
  */
 export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<'unavailable', 'get' | 'save' | 'transition' | 'reportProgress'> implements RunStore {
-  private readonly dependency: string;
-
   /**
    * @param inner - the store calls go to while not failing.
    * @param options - `dependency` of the error; default `redis` (adapter-queue's `RedisRunStore`).
@@ -202,28 +200,27 @@ export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<
     readonly inner: S,
     options: UnavailableOptions = {},
   ) {
-    super();
-    this.dependency = options.dependency ?? 'redis';
+    super(options.dependency ?? 'redis');
   }
 
   /** See {@link RunStore.get}. @throws DependencyUnavailableError while failing. */
   async get(runId: string): Promise<Run | undefined> {
-    return this.guard('get', this.dependency, () => this.inner.get(runId));
+    return this.guard('get', () => this.inner.get(runId));
   }
 
   /** See {@link RunStore.save}. @throws DependencyUnavailableError while failing. */
   async save(run: Run): Promise<void> {
-    return this.guard('save', this.dependency, () => this.inner.save(run));
+    return this.guard('save', () => this.inner.save(run));
   }
 
   /** See {@link RunStore.transition}. @throws DependencyUnavailableError while failing. */
   async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
-    return this.guard('transition', this.dependency, () => this.inner.transition(runId, change));
+    return this.guard('transition', () => this.inner.transition(runId, change));
   }
 
   /** See {@link RunStore.reportProgress}. @throws DependencyUnavailableError while failing. */
   async reportProgress(runId: string, progress: RunProgress): Promise<boolean> {
-    return this.guard('reportProgress', this.dependency, () => this.inner.reportProgress(runId, progress));
+    return this.guard('reportProgress', () => this.inner.reportProgress(runId, progress));
   }
 }
 
@@ -307,8 +304,6 @@ export type RateLimitStoreFault = 'unavailable' | 'full';
  * @typeParam S - the wrapped store.
  */
 export class FailingRateLimitStore<S extends RateLimitStore = RateLimitStore> extends FaultSwitch<RateLimitStoreFault, 'chargeAll'> implements RateLimitStore {
-  private readonly dependency: string;
-
   /**
    * @param inner - the store calls go to while not failing.
    * @param options - `dependency` of the error; default `redis` (adapter-ratelimit's `RedisRateLimitStore`).
@@ -317,8 +312,7 @@ export class FailingRateLimitStore<S extends RateLimitStore = RateLimitStore> ex
     readonly inner: S,
     options: UnavailableOptions = {},
   ) {
-    super();
-    this.dependency = options.dependency ?? 'redis';
+    super(options.dependency ?? 'redis');
   }
 
   /** See {@link RateLimitStore.chargeAll}; while failing, see the class comment. */
@@ -343,8 +337,6 @@ export class FailingRateLimitStore<S extends RateLimitStore = RateLimitStore> ex
  * @typeParam S - the wrapped store.
  */
 export class FailingCredentialStore<S extends CredentialStore = CredentialStore> extends FaultSwitch<'unavailable', 'findByDigest'> implements CredentialStore {
-  private readonly dependency: string;
-
   /**
    * @param inner - the store calls go to while not failing.
    * @param options - `dependency` of the error; default `credential_store`.
@@ -353,13 +345,12 @@ export class FailingCredentialStore<S extends CredentialStore = CredentialStore>
     readonly inner: S,
     options: UnavailableOptions = {},
   ) {
-    super();
-    this.dependency = options.dependency ?? 'credential_store';
+    super(options.dependency ?? 'credential_store');
   }
 
   /** See {@link CredentialStore.findByDigest}. @throws DependencyUnavailableError while failing. */
   async findByDigest(sha256: string): Promise<StoredCredential | undefined> {
-    return this.guard('findByDigest', this.dependency, () => this.inner.findByDigest(sha256));
+    return this.guard('findByDigest', () => this.inner.findByDigest(sha256));
   }
 }
 
@@ -378,8 +369,6 @@ export class FailingConnectionCatalog<C extends ConnectionCatalog = ConnectionCa
   extends FaultSwitch<'unavailable', 'findById'>
   implements ConnectionCatalog
 {
-  private readonly dependency: string;
-
   /**
    * @param inner - the catalog calls go to while not failing.
    * @param options - `dependency` of the error; default `connection_catalog`.
@@ -388,13 +377,12 @@ export class FailingConnectionCatalog<C extends ConnectionCatalog = ConnectionCa
     readonly inner: C,
     options: UnavailableOptions = {},
   ) {
-    super();
-    this.dependency = options.dependency ?? 'connection_catalog';
+    super(options.dependency ?? 'connection_catalog');
   }
 
   /** See {@link ConnectionCatalog.findById}. @throws DependencyUnavailableError while failing. */
   async findById(connectionId: string): Promise<Connection | undefined> {
-    return this.guard('findById', this.dependency, () => this.inner.findById(connectionId));
+    return this.guard('findById', () => this.inner.findById(connectionId));
   }
 }
 
@@ -410,8 +398,6 @@ export class FailingConnectionCatalog<C extends ConnectionCatalog = ConnectionCa
  * @typeParam C - the wrapped catalog.
  */
 export class FailingAgentCatalog<C extends AgentCatalog = AgentCatalog> extends FaultSwitch<'unavailable', 'findById'> implements AgentCatalog {
-  private readonly dependency: string;
-
   /**
    * @param inner - the catalog calls go to while not failing.
    * @param options - `dependency` of the error; default `agent_catalog`.
@@ -420,12 +406,11 @@ export class FailingAgentCatalog<C extends AgentCatalog = AgentCatalog> extends 
     readonly inner: C,
     options: UnavailableOptions = {},
   ) {
-    super();
-    this.dependency = options.dependency ?? 'agent_catalog';
+    super(options.dependency ?? 'agent_catalog');
   }
 
   /** See {@link AgentCatalog.findById}. @throws DependencyUnavailableError while failing. */
   async findById(agentId: string): Promise<Agent | undefined> {
-    return this.guard('findById', this.dependency, () => this.inner.findById(agentId));
+    return this.guard('findById', () => this.inner.findById(agentId));
   }
 }
