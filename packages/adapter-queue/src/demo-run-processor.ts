@@ -32,7 +32,7 @@ export class DemoRunProcessor implements RunProcessor {
 
   /**
    * @throws Error for a message with the crash marker (a retryable failure).
-   * @throws the signal's reason when `context.signal` aborts during the wait.
+   * @throws AbortError (its `cause` the signal's reason) when `context.signal` aborts during the wait.
    */
   async process(run: Run, context: RunProcessingContext): Promise<RunProcessingResult> {
     await context.reportProgress({ percent: 0, message: 'Started.' });
