@@ -17,11 +17,12 @@ import {
   type RecordWriter,
   type Core,
   type RunBackend,
+  type Telemetry,
 } from '@svc/core';
 import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
 import type { BullMqRunsSettings } from '@svc/adapter-queue';
-import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
+import type { SqlServerConnectionSettings, SqlServerPoolStats } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { RoutingRecordWriter } from './routing-record-writer.js';
 import { ConfigError, type ServerSettings } from './settings.js';
@@ -43,6 +44,8 @@ export const TOKENS = {
   /** The wired core (`createCore`): every use case, the rate-limit policy and the runs. */
   core: id<Core<RunBackend>>('core'),
   adapters: id<Adapters>('adapters'),
+  /** The metrics of this server (`observability/metrics.ts`); absent: none are kept. */
+  telemetry: id<Telemetry | undefined>('telemetry'),
 } as const;
 
 /** Connection ids served by in-memory demo tables (no database details configured). */
@@ -155,7 +158,7 @@ export function redisBudget(dependencyTimeoutMs: number): { readonly rateLimiter
 export interface Adapters {
   readonly rateLimitStore: RateLimitStore & { close?(): Promise<void> };
   readonly runs: RunBackend;
-  readonly recordWriter: RecordWriter & { close?(): Promise<void> };
+  readonly recordWriter: RecordWriter & { close?(): Promise<void>; poolStats?(): readonly SqlServerPoolStats[] };
   /** Named readiness checks of the dependencies (`/readyz`). */
   readonly readiness: Record<string, () => Promise<boolean>>;
 }
@@ -273,7 +276,7 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
  * decorators), singletons, and async deactivation hooks that close what holds
  * resources; `await container.unbindAllAsync()` runs them.
  */
-export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters): Container {
+export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters, telemetry?: Telemetry): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.settings).toConstantValue(settings);
   container.bind(TOKENS.logger).toConstantValue(logger);
@@ -285,10 +288,11 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   });
   container.bind(TOKENS.rateLimitStore).toConstantValue(adapters.rateLimitStore);
   container.bind(TOKENS.recordWriter).toConstantValue(adapters.recordWriter);
+  container.bind(TOKENS.telemetry).toConstantValue(telemetry);
   container.bind(TOKENS.core).toResolvedValue(
     (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, recordWriter: RecordWriter, rateLimitStore: RateLimitStore) =>
       createCore(
-        { credentials, clock, ids, connections, agents, recordWriter, rateLimitStore, runs: adapters.runs },
+        { credentials, clock, ids, connections, agents, recordWriter, rateLimitStore, runs: adapters.runs, ...(telemetry !== undefined ? { telemetry } : {}) },
         {
           baseUrl: settings.baseUrl,
           egressUrl: settings.egressUrl,
@@ -308,7 +312,7 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
 }
 
 /** Settings of the two Koa apps, from the server settings. */
-export function httpSettings(settings: ServerSettings, logger: Logger, isDraining: () => boolean, readiness: Record<string, () => Promise<boolean>> = {}) {
+export function httpSettings(settings: ServerSettings, logger: Logger, isDraining: () => boolean, readiness: Record<string, () => Promise<boolean>> = {}, telemetry?: Telemetry) {
   return {
     baseUrl: settings.baseUrl,
     egressUrl: settings.egressUrl,
@@ -316,6 +320,10 @@ export function httpSettings(settings: ServerSettings, logger: Logger, isDrainin
     logger,
     readiness,
     isDraining,
+    // docs/decisions.md "Observability": request metrics, CORS origins, trusted proxies.
+    ...(telemetry !== undefined ? { telemetry } : {}),
+    corsOrigins: settings.observability.corsOrigins,
+    trustedProxies: settings.observability.trustedProxies,
   };
 }
 
@@ -324,6 +332,6 @@ export function buildApps(container: Container, isDraining: () => boolean): { ma
   const settings = container.get(TOKENS.settings);
   const logger = container.get(TOKENS.logger);
   const useCases = container.get(TOKENS.core);
-  const s = httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness);
+  const s = httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness, container.get(TOKENS.telemetry));
   return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s) };
 }

@@ -1,3 +1,4 @@
+import type { SqlServerPoolStats } from '@svc/adapter-sqlserver';
 import type { InsertCommand, RecordWriter, Result, UpdateCommand, WriteError, WriteOutcome } from '@svc/core';
 
 /**
@@ -30,6 +31,11 @@ export class RoutingRecordWriter implements RecordWriter {
 
   update(command: UpdateCommand): Promise<Result<WriteOutcome, WriteError>> {
     return this.pick(command.connection.connectionId).update(command);
+  }
+
+  /** The SQL Server writer's pools (adapter-sqlserver `poolStats`); none without one. */
+  poolStats(): readonly SqlServerPoolStats[] {
+    return (this.sqlServer as { poolStats?(): readonly SqlServerPoolStats[] } | undefined)?.poolStats?.() ?? [];
   }
 
   /** Closes the SQL Server pools (the demo tables hold nothing to close). */

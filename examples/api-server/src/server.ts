@@ -8,6 +8,8 @@ import { DemoRunProcessor, LogNotifier, msUntil, RUN_WORKER_STOP_SLACK_MS, withi
 import { buildApps, buildContainer, closeAdapters, pickAdapters } from './container.js';
 import type { ServerSettings } from './settings.js';
 import { HttpDrain, type StopReport } from './shutdown.js';
+import { startAdminListener, type AdminListener } from './observability/admin-listener.js';
+import { serverTelemetry } from './observability/server-telemetry.js';
 
 /** A running API server: both listeners, and how to stop it. */
 export interface RunningServer {
@@ -15,6 +17,8 @@ export interface RunningServer {
   readonly port: number;
   /** Port of the egress listener. */
   readonly egressPort: number;
+  /** Port of the admin listener (`/metrics`, `/livez`, `/readyz`); absent when `admin_listen.enabled` is false. */
+  readonly adminPort?: number;
   readonly container: Container;
   /**
    * Stops (docs/CONTRACT.md "Dependencies and faults"), in three phases of
@@ -70,7 +74,8 @@ export interface ServerOptions {
 export async function startServer(settings: ServerSettings, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? silentLogger;
   const adapters = await pickAdapters(settings, logger);
-  const container = buildContainer(settings, logger, adapters);
+  const telemetry = serverTelemetry(adapters, logger);
+  const container = buildContainer(settings, logger, adapters, telemetry);
   let worker: RunWorker | undefined;
   if (settings.worker.enabled) {
     worker = await createWorker({
@@ -79,6 +84,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
       notifier: options.notifier ?? new LogNotifier(logger),
       logger,
       concurrency: settings.worker.concurrency,
+      telemetry,
     });
   }
   let draining = false;
@@ -100,11 +106,16 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
   handleClientErrors(egress, logger);
   const port = await listen(main, settings.listen.host, settings.listen.port);
   const egressPort = await listen(egress, settings.egressListen.host, settings.egressListen.port);
+  const { admin: adminListen } = settings.observability;
+  const admin: AdminListener | undefined = adminListen.enabled
+    ? await startAdminListener(adminListen, telemetry, { readiness: adapters.readiness, isDraining: () => draining, logger })
+    : undefined;
   let stopping: Promise<StopReport> | undefined;
   const { delayMs, graceMs, closeBudgetMs } = settings.shutdown;
   return {
     port,
     egressPort,
+    ...(admin !== undefined ? { adminPort: admin.port } : {}),
     container,
     stop() {
       stopping ??= (async () => {
@@ -121,7 +132,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
         const runs = await runsClosed;
         // The close phase has its own budget, whatever the drain and the worker took.
         const closeEnd = Date.now() + closeBudgetMs;
-        const closed = await closeAdapters(adapters, closeBudgetMs);
+        const [closed] = await Promise.all([closeAdapters(adapters, closeBudgetMs), admin?.close()]);
         // Nothing left to wait for: the deactivation hook finds the adapters closed.
         await within(container.unbindAllAsync(), msUntil(closeEnd));
         const reports = [runs?.report, closed.runs];
