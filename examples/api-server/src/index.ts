@@ -3,3 +3,7 @@ export * from './server.js';
 export * from './settings.js';
 export * from './container.js';
 export * from './dev-account.js';
+export * from './observability/settings.js';
+export * from './observability/metrics.js';
+export * from './observability/tracing.js';
+export * from './observability/admin-listener.js';

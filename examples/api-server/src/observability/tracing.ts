@@ -69,8 +69,12 @@ function exporterFrom(env: NodeJS.ProcessEnv): SpanExporter {
 export function startTracing(env: NodeJS.ProcessEnv = process.env, overrides: TracingOverrides = {}): Tracing | undefined {
   if (!tracingRequested(env)) return undefined;
   const exporter = overrides.exporter ?? exporterFrom(env);
-  // The environment's resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) wins over the default name.
-  const resource = resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME }).merge(detectResources({ detectors: [envDetector] }));
+  // The environment's resource (OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVICE_NAME) wins over the
+  // default name; envDetector reads process.env, `env` is read for the service name too.
+  const serviceName = env['OTEL_SERVICE_NAME']?.trim();
+  const resource = resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME })
+    .merge(detectResources({ detectors: [envDetector] }))
+    .merge(serviceName ? resourceFromAttributes({ 'service.name': serviceName }) : null);
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
   provider.register();
   let shutdown: Promise<void> | undefined;
