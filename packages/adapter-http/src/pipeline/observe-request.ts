@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { noopTelemetry, type Principal, type Telemetry } from '@svc/core';
 import type { Context, Middleware, Next } from 'koa';
 import type { ClientAddressResolver } from './client-address.js';
@@ -40,7 +40,9 @@ export function observeRequest(telemetry: Telemetry = noopTelemetry, resolveClie
     const parent = propagation.extract(ROOT_CONTEXT, ctx.req.headers);
     const span = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
     try {
-      await context.with(trace.setSpan(parent, span), next);
+      // Without an SDK the span is the API's no-op: no context to carry.
+      if (isSpanContextValid(span.spanContext())) await context.with(trace.setSpan(parent, span), next);
+      else await next();
     } finally {
       const operation = operationOf(ctx);
       const status = ctx.status;
