@@ -123,6 +123,10 @@ describe('Observability of the API server (child process)', function () {
 
     // Log lines: every request line has its id and operation, authenticated ones the
     // account and credential; run lines lead back to the request that started the run.
+    // pino writes asynchronously: the run lines reach this process a moment after the metrics.
+    const runIds = started.map((s) => (s.json as { data: { run_id: string } }).data.run_id);
+    const notified = (): number => logLines(server as ServerProcess).filter((l) => l['msg'] === 'run finished: notification due' && runIds.includes(l['run_id'] as string)).length;
+    await eventually(() => notified() === runIds.length, 'the run lines', 10_000, 20);
     const lines = logLines(server as ServerProcess);
     const requestLines = new Map(lines.filter((l) => l['msg'] === 'request').map((l) => [l['request_id'] as string, l]));
     for (const s of seen) {
