@@ -19,7 +19,8 @@ export const RELOAD_DEBOUNCE_MS = 200;
 export interface ConfigReloaderOptions {
   /** The configuration file; absent: the development account, nothing to reload. */
   readonly path: string | undefined;
-  readonly logger: Logger;
+  /** Where reloads are reported; its `debug` (pino's), when it has one, also hears of change events that reload nothing. */
+  readonly logger: Logger & { debug?: Logger['info'] };
   /** Applies validated settings to the running server (`RunningServer.reload`). */
   readonly apply: (settings: ServerSettings, reason: string) => Promise<unknown>;
   /** Environment `loadSettings` reads (`REDIS_URL`); default `process.env`. */
@@ -53,7 +54,7 @@ function oneLine(message: string): string {
  */
 export class ConfigReloader {
   private readonly path: string | undefined;
-  private readonly logger: Logger;
+  private readonly logger: ConfigReloaderOptions['logger'];
   private readonly debounceMs: number;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -145,7 +146,10 @@ export class ConfigReloader {
       text = undefined;
     }
     const digest = text === undefined ? undefined : createHash('sha256').update(text).digest('hex');
-    if (onlyIfChanged && (digest === undefined || digest === this.lastDigest)) return;
+    if (onlyIfChanged && (digest === undefined || digest === this.lastDigest)) {
+      this.logger.debug?.({ reason }, digest === undefined ? 'configuration file not readable now: not reloaded' : 'configuration file unchanged: not reloaded');
+      return;
+    }
     this.lastDigest = digest;
     if (text !== undefined && text.trim() === '') {
       this.logger.error({ reason, config_file: path }, 'configuration not reloaded, the running one is kept: the file is empty');
