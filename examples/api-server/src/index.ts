@@ -3,3 +3,8 @@ export * from './server.js';
 export * from './settings.js';
 export * from './container.js';
 export * from './dev-account.js';
+export * from './live-catalogs.js';
+export * from './routing-record-writer.js';
+export * from './reload.js';
+export * from './config-reloader.js';
+export * from './command-line.js';
