@@ -10,13 +10,15 @@
  */
 import type { CatalogAdmin } from './catalog-admin.js';
 import { PROGRAM_NAME, runAdmin } from './program.js';
-import { YamlCatalogAdmin } from './yaml-catalog-admin.js';
 
 /**
  * The catalog a configuration file selects: today always the file itself. A PostgreSQL
  * catalog (issue 13 part 1) will be selected here by a key of the file (`catalog.postgres_url`).
+ * Each implementation is loaded only when selected (a PostgreSQL one brings knex and pg), and
+ * only when a command runs: `--help` and usage errors skip compiling the configuration's schema.
  */
-function openCatalog(configPath: string): CatalogAdmin {
+async function openCatalog(configPath: string): Promise<CatalogAdmin> {
+  const { YamlCatalogAdmin } = await import('./yaml-catalog-admin.js');
   return new YamlCatalogAdmin(configPath);
 }
 

@@ -75,7 +75,7 @@ export interface AdminEnvironment {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   /** Opens the catalog the configuration file at `configPath` (`--config`, or `SVC_CONFIG` from `process.env`) selects. */
-  readonly openCatalog: (configPath: string) => CatalogAdmin;
+  readonly openCatalog: (configPath: string) => Promise<CatalogAdmin>;
 }
 
 /**
@@ -176,7 +176,7 @@ function buildProgram(environment: AdminEnvironment): Command {
   const withCatalog = async (command: Command, work: (catalog: CatalogAdmin) => Promise<void>): Promise<void> => {
     const config = command.optsWithGlobals<{ config?: string }>().config;
     if (config === undefined || config === '') throw new UsageError('no configuration file: pass --config FILE or set SVC_CONFIG');
-    const catalog = environment.openCatalog(config);
+    const catalog = await environment.openCatalog(config);
     try {
       await work(catalog);
     } finally {
