@@ -154,7 +154,7 @@ export interface CatalogAdmin {
 
   /**
    * Validates the whole configuration as the server does at start.
-   * @throws CatalogAdminError `invalid` (or `conflict` for a duplicate id or digest), `unavailable`.
+   * @throws CatalogAdminError `invalid` (a duplicate id or digest too), `unavailable`.
    */
   validate(): Promise<CatalogSummary>;
   /**
