@@ -152,9 +152,13 @@ describe('svc-server, the admin CLI (built, as a child process)', function () {
   it('revoke and remove take the entry out; rotate keeps id, account and expiry and changes only the digest', async function () {
     const cli = (...args: string[]) => admin([...args, '--config', config]);
     const connection = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+    const before = await readFile(config, 'utf8');
+    const removed = await cli('agents', 'remove', 'agent_example');
+    // Exactly the entry's lines go (its list, now empty, is `[]`); the rest byte for byte.
+    expect(await readFile(config, 'utf8')).to.equal(before.replace('    agents:\n      - id: agent_example\n        name: Example agent\n', '    agents: []\n'));
     const results = [
       await cli('tokens', 'revoke', 'tok_example'),
-      await cli('agents', 'remove', 'agent_example'),
+      removed,
       await cli('connections', 'remove', connection.toUpperCase()),
       await cli('keys', 'rotate', 'key_example'),
     ];

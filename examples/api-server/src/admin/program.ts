@@ -72,7 +72,9 @@ class ParseFailure extends Error {
 
 /** Where the CLI writes, and how it opens the catalog a configuration file names. */
 export interface AdminEnvironment {
+  /** Writes results and help (`process.stdout.write`). */
   readonly stdout: (text: string) => void;
+  /** Writes the one line of a failure (`process.stderr.write`). */
   readonly stderr: (text: string) => void;
   /** Opens the catalog the configuration file at `configPath` (`--config`, or `SVC_CONFIG` from `process.env`) selects. */
   readonly openCatalog: (configPath: string) => Promise<CatalogAdmin>;

@@ -45,14 +45,13 @@ const RENDERING: ToStringOptions = { flowCollectionPadding: false };
  * reach. yaml's Document API keeps comments but renders the whole file anew: trailing
  * comments lose their alignment, and a comment continued on the next lines moves below its
  * key. So three texts are merged line by line (diff3, node-diff3): the original file, yaml's
- * rendering of it unchanged, and yaml's rendering after the edit. Lines the edit did not
- * touch come from the original; where both differ (a reformatted line that the edit also
- * changed) the edit's rendering wins. The merge is kept only if it parses to exactly the
- * edited document; otherwise yaml's rendering is the answer.
+ * rendering of it before the edit (`unchanged`), and yaml's rendering after it. Lines the
+ * edit did not touch come from the original; where both differ (a reformatted line that the
+ * edit also changed) the edit's rendering wins. The merge is kept only if it parses to
+ * exactly the edited document; otherwise yaml's rendering is the answer.
  */
-function render(original: string, edited: Document): string {
+function render(original: string, unchanged: string, edited: Document): string {
   const rendered = edited.toString(RENDERING);
-  const unchanged = parseDocument(original).toString(RENDERING);
   const lines = diff3Merge(original.split('\n'), unchanged.split('\n'), rendered.split('\n'), { excludeFalseConflicts: true }).flatMap(
     (region) => region.ok ?? region.conflict?.b ?? [],
   );
@@ -65,11 +64,10 @@ function render(original: string, edited: Document): string {
   return rendered;
 }
 
-/** The configuration file as read: its text (to detect a concurrent change), its document and its validated settings. */
+/** The configuration file as read: its text (to edit, and to detect a concurrent change) and its validated settings. */
 interface Snapshot {
   readonly realPath: string;
   readonly text: string;
-  readonly doc: Document;
   readonly settings: ServerSettings;
 }
 
@@ -273,7 +271,6 @@ export class YamlCatalogAdmin implements CatalogAdmin {
     } catch (error) {
       throw new CatalogAdminError('unavailable', `cannot read the configuration file ${this.path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    const doc = parseDocument(text);
     let settings: ServerSettings;
     try {
       settings = parseSettings(text, this.path, this.env);
@@ -282,7 +279,7 @@ export class YamlCatalogAdmin implements CatalogAdmin {
       if (error instanceof ConfigError) throw new CatalogAdminError('invalid', oneLine(error));
       throw error;
     }
-    return { realPath, text, doc, settings };
+    return { realPath, text, settings };
   }
 
   /**
@@ -290,9 +287,11 @@ export class YamlCatalogAdmin implements CatalogAdmin {
    * @returns what `edit` returned.
    */
   private async change<T>(edit: (doc: Document, settings: ServerSettings) => T): Promise<T> {
-    const { realPath, text, doc, settings } = await this.read();
+    const { realPath, text, settings } = await this.read();
+    const doc = parseDocument(text);
+    const unchanged = doc.toString(RENDERING);
     const result = edit(doc, settings);
-    const next = render(text, doc);
+    const next = render(text, unchanged, doc);
     try {
       parseSettings(next, this.path, this.env);
     } catch (error) {
