@@ -26,6 +26,7 @@ export function formatProfiles(profile: ProfileReport, top = 10): string {
     ['bare Koa', profile.koa],
     ['index', profile.index],
     ['run start', profile.runStart],
+    ['run start, Koa peer', profile.peerRunStart],
     ['run start, Redis', profile.runRedis],
     ['insert', profile.insert],
   ];

@@ -1,10 +1,6 @@
 import { createHttpApp, createEgressApp, type HttpApp } from '@svc/adapter-http';
 import {
   createCore,
-  InMemoryAgentCatalog,
-  InMemoryConnectionCatalog,
-  InMemoryCredentialStore,
-  InMemoryRecordWriter,
   RandomIdGenerator,
   SystemClock,
   type AgentCatalog,
@@ -22,9 +18,10 @@ import {
 import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
 import type { BullMqRunsSettings } from '@svc/adapter-queue';
-import type { SqlServerConnectionSettings, SqlServerPoolStats } from '@svc/adapter-sqlserver';
+import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import { Container, type ServiceIdentifier } from 'inversify';
-import { RoutingRecordWriter } from './routing-record-writer.js';
+import { LiveCatalogs } from './live-catalogs.js';
+import { RoutingRecordWriter, type SqlServerWriterFactory, type WriteTarget } from './routing-record-writer.js';
 import { ConfigError, type ServerSettings } from './settings.js';
 import { closeSteps, droppedClientNotes } from './shutdown.js';
 
@@ -36,6 +33,8 @@ export const TOKENS = {
   logger: id<Logger>('logger'),
   clock: id<Clock>('clock'),
   ids: id<IdGenerator>('ids'),
+  /** The catalogs of the configured accounts, replaced whole by a configuration reload. */
+  catalogs: id<LiveCatalogs>('catalogs'),
   credentials: id<CredentialStore>('credentials'),
   connections: id<ConnectionCatalog>('connections'),
   agents: id<AgentCatalog>('agents'),
@@ -53,32 +52,45 @@ export function emulatedConnectionIds(settings: ServerSettings): Set<string> {
   return new Set(settings.accounts.flatMap((a) => a.connections.filter((c) => c.type === 'sqlserver' && c.sqlserver === undefined).map((c) => c.id)));
 }
 
-/** The demo tables behind emulated `sqlserver` connections: `dbo.orders`. */
-export function demoRecordWriter(): InMemoryRecordWriter {
-  const writer = new InMemoryRecordWriter();
-  writer.defineTable('dbo.orders', ['id', 'sku', 'qty', 'note', 'status'], [{ id: 1, sku: 'A-1', qty: 1, note: null, status: 'new' }]);
-  return writer;
+/**
+ * Where the writes of each `sqlserver` connection of `settings` go: its SQL Server (the
+ * password read from the environment, see {@link sqlServerConnections}), or its own demo
+ * tables when it has no database details. Other types are never written to.
+ * @throws ConfigError naming the connection whose password variable is not set.
+ */
+export function writeTargets(settings: ServerSettings, env: NodeJS.ProcessEnv = process.env): Map<string, WriteTarget> {
+  const sqlServer = sqlServerConnections(settings, env);
+  const targets = new Map<string, WriteTarget>();
+  for (const id of emulatedConnectionIds(settings)) targets.set(id, { kind: 'demo' });
+  for (const [id, details] of sqlServer) targets.set(id, { kind: 'sqlserver', details });
+  return targets;
+}
+
+/** True when one of `targets` is a SQL Server (the adapter must then be loaded). */
+export function needsSqlServer(targets: ReadonlyMap<string, WriteTarget>): boolean {
+  return [...targets.values()].some((t) => t.kind === 'sqlserver');
 }
 
 /**
- * Binds the catalogs built from the configured accounts: credentials (SHA-256 digests),
- * connections and agents.
+ * Loads adapter-sqlserver on first call and makes one `SqlServerRecordWriter` per
+ * connection, with the timeouts, pool bound and egress address of `settings` (settings
+ * that stay as they were at start, docs/decisions.md "Configuration reload").
  */
-function bindCatalogs(container: Container, settings: ServerSettings): void {
-  container.bind(TOKENS.credentials).toConstantValue(
-    new InMemoryCredentialStore(
-      settings.accounts.flatMap((a) => [
-        ...a.apiKeys.map((k) => ({ credentialId: k.id, accountId: a.id, kind: 'api_key' as const, sha256: k.sha256, scopes: [], ...(k.expiresAt ? { expiresAt: k.expiresAt } : {}) })),
-        ...a.oauthTokens.map((t) => ({ credentialId: t.id, accountId: a.id, kind: 'oauth' as const, sha256: t.sha256, scopes: t.scopes, ...(t.expiresAt ? { expiresAt: t.expiresAt } : {}) })),
-      ]),
-    ),
-  );
-  container.bind(TOKENS.connections).toConstantValue(
-    new InMemoryConnectionCatalog(settings.accounts.flatMap((a) => a.connections.map((c) => ({ connectionId: c.id, accountId: a.id, type: c.type })))),
-  );
-  container.bind(TOKENS.agents).toConstantValue(
-    new InMemoryAgentCatalog(settings.accounts.flatMap((a) => a.agents.map((g) => ({ agentId: g.id, accountId: a.id, ...(g.name ? { name: g.name } : {}) })))),
-  );
+export function sqlServerWriterFactory(settings: ServerSettings, logger: Logger): () => Promise<SqlServerWriterFactory> {
+  let loading: Promise<SqlServerWriterFactory> | undefined;
+  return () =>
+    (loading ??= import('@svc/adapter-sqlserver').then(
+      ({ SqlServerRecordWriter }) =>
+        (connectionId, details) =>
+          new SqlServerRecordWriter({
+            connections: new Map([[connectionId, details]]),
+            ...(settings.egressSourceAddress !== undefined ? { egressSourceAddress: settings.egressSourceAddress } : {}),
+            connectTimeoutMs: settings.sqlserver.connectTimeoutMs,
+            requestTimeoutMs: settings.sqlserver.requestTimeoutMs,
+            pool: { max: settings.sqlserver.poolMax },
+            logger,
+          }),
+    ));
 }
 
 /**
@@ -158,7 +170,10 @@ export function redisBudget(dependencyTimeoutMs: number): { readonly rateLimiter
 export interface Adapters {
   readonly rateLimitStore: RateLimitStore & { close?(): Promise<void> };
   readonly runs: RunBackend;
-  readonly recordWriter: RecordWriter & { close?(): Promise<void>; poolStats?(): readonly SqlServerPoolStats[] };
+  /** Routes each connection's writes; rerouted by a configuration reload. */
+  readonly recordWriter: RoutingRecordWriter;
+  /** Makes SQL Server writers with the settings of the start (loads adapter-sqlserver on first call). */
+  readonly sqlServerWriters: () => Promise<SqlServerWriterFactory>;
   /** Named readiness checks of the dependencies (`/readyz`). */
   readonly readiness: Record<string, () => Promise<boolean>>;
 }
@@ -204,27 +219,16 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
     rateLimitStore = new FlexibleMemoryRateLimitStore();
     runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
   }
-  let sqlServerDetails: Map<string, SqlServerConnectionSettings>;
+  const sqlServerWriters = sqlServerWriterFactory(settings, logger);
+  let targets: Map<string, WriteTarget>;
   try {
-    sqlServerDetails = sqlServerConnections(settings);
+    targets = writeTargets(settings);
   } catch (error) {
-    await closeAdapters({ rateLimitStore, runs, recordWriter: demoRecordWriter(), readiness }, QUIT_TIMEOUT_MS);
+    await closeAdapters({ rateLimitStore, runs, recordWriter: new RoutingRecordWriter(new Map()), sqlServerWriters, readiness }, QUIT_TIMEOUT_MS);
     throw error;
   }
-  let sqlServer: RecordWriter | undefined;
-  if (sqlServerDetails.size > 0) {
-    const { SqlServerRecordWriter } = await import('@svc/adapter-sqlserver');
-    sqlServer = new SqlServerRecordWriter({
-      connections: sqlServerDetails,
-      ...(settings.egressSourceAddress !== undefined ? { egressSourceAddress: settings.egressSourceAddress } : {}),
-      connectTimeoutMs: settings.sqlserver.connectTimeoutMs,
-      requestTimeoutMs: settings.sqlserver.requestTimeoutMs,
-      pool: { max: settings.sqlserver.poolMax },
-      logger,
-    });
-  }
-  const recordWriter = new RoutingRecordWriter(emulatedConnectionIds(settings), sqlServer, demoRecordWriter());
-  return { rateLimitStore, runs, recordWriter, readiness };
+  const recordWriter = new RoutingRecordWriter(targets, needsSqlServer(targets) ? await sqlServerWriters() : undefined, logger);
+  return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness };
 }
 
 /** What {@link closeAdapters} left undone. */
@@ -262,7 +266,7 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
           if (quit.outcome === 'failed') throw quit.error;
           return quit.outcome === 'timeout' ? ['Redis client left open (QUIT not answered)'] : [];
         },
-        'SQL Server pools': async () => void (await adapters.recordWriter.close?.()),
+        'SQL Server pools': async () => void (await adapters.recordWriter.close()),
       },
       budgetMs,
     ).then((unfinished) => ({ unfinished, runs }));
@@ -278,11 +282,17 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
  */
 export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters, telemetry?: Telemetry): Container {
   const container = new Container({ defaultScope: 'Singleton' });
+  // The settings of the start: their accounts are not updated by a reload (the live
+  // ones are in TOKENS.catalogs), every other setting stays as it is while running.
   container.bind(TOKENS.settings).toConstantValue(settings);
   container.bind(TOKENS.logger).toConstantValue(logger);
   container.bind(TOKENS.clock).toConstantValue(new SystemClock());
   container.bind(TOKENS.ids).toConstantValue(new RandomIdGenerator());
-  bindCatalogs(container, settings);
+  const catalogs = new LiveCatalogs(settings.accounts);
+  container.bind(TOKENS.catalogs).toConstantValue(catalogs);
+  container.bind(TOKENS.credentials).toConstantValue(catalogs.credentials);
+  container.bind(TOKENS.connections).toConstantValue(catalogs.connections);
+  container.bind(TOKENS.agents).toConstantValue(catalogs.agents);
   container.bind(TOKENS.adapters).toConstantValue(adapters).onDeactivation(async (a) => {
     await closeAdapters(a, Number.POSITIVE_INFINITY);
   });

@@ -1,13 +1,18 @@
 /**
- * The API server: `node examples/api-server/dist/main.js [--config FILE]` (or
- * `SVC_CONFIG=FILE`). Without a configuration it serves a development account whose
- * fresh secrets it prints once. SIGTERM / SIGINT drain and stop within `stopBoundMs`
- * (`shutdown_delay_ms + shutdown_grace_ms` + 250 ms + `shutdown_close_budget_ms`): exit 0
- * when everything drained, 1 with one log line naming what was abandoned.
+ * The API server: `node examples/api-server/dist/main.js [--config FILE]`, `pnpm start
+ * --config FILE`, `pnpm start -- --config FILE` (or `SVC_CONFIG=FILE`). Without a
+ * configuration it serves a development account whose fresh secrets it prints once.
+ * SIGHUP, and any change of the configuration file, reload its accounts, keys, tokens,
+ * agents and connections while serving (docs/decisions.md "Configuration reload").
+ * SIGTERM / SIGINT drain and stop within `stopBoundMs` (`shutdown_delay_ms +
+ * shutdown_grace_ms` + 250 ms + `shutdown_close_budget_ms`): exit 0 when everything
+ * drained, 1 with one log line naming what was abandoned.
  */
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { DEV_AGENT_ID, DEV_POSTGRESQL_CONNECTION_ID, DEV_SQLSERVER_CONNECTION_ID, devAccount } from './dev-account.js';
+import { scriptArgs } from './command-line.js';
+import { ConfigReloader } from './config-reloader.js';
 import { startServer, type RunningServer } from './server.js';
 import { exitAfterStop, stopBoundMs } from './shutdown.js';
 import { ConfigError, loadSettings, type ServerSettings } from './settings.js';
@@ -15,7 +20,7 @@ import { startTracing, TRACING_FLUSH_MS } from './observability/tracing.js';
 import { within } from '@svc/adapter-queue/memory';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { config: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: scriptArgs(process.argv.slice(2)), options: { config: { type: 'string' } }, strict: true });
   const configPath = values.config ?? (process.env['SVC_CONFIG'] || undefined);
   let settings: ServerSettings;
   try {
@@ -39,9 +44,13 @@ async function main(): Promise<void> {
   let started!: (server: RunningServer) => void;
   const serverStarted = new Promise<RunningServer>((resolve) => (started = resolve));
   let stopping = false;
+  // SIGHUP reloads (its default action would end the process); a reload asked while
+  // starting waits for the start, one asked while stopping is ignored.
+  const reloader = new ConfigReloader({ path: configPath, logger, apply: (next, reason) => serverStarted.then((server) => server.reload(next, reason)) });
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
+    reloader.close();
     const { delayMs, graceMs, closeBudgetMs } = settings.shutdown;
     logger.info(
       { signal, shutdown_delay_ms: delayMs, shutdown_grace_ms: graceMs, shutdown_close_budget_ms: closeBudgetMs },
@@ -57,6 +66,8 @@ async function main(): Promise<void> {
   // process.once: a second signal meets Node's default action and ends the process at once.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
+  await reloader.watch();
 
   logger.info({}, 'starting');
   const server = await startServer(settings, { logger });

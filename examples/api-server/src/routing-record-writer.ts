@@ -1,28 +1,107 @@
-import type { SqlServerPoolStats } from '@svc/adapter-sqlserver';
-import type { InsertCommand, RecordWriter, Result, UpdateCommand, WriteError, WriteOutcome } from '@svc/core';
+import { isDeepStrictEqual } from 'node:util';
+import { InMemoryRecordWriter, silentLogger, type InsertCommand, type Logger, type RecordWriter, type Result, type UpdateCommand, type WriteError, type WriteOutcome } from '@svc/core';
+import type { SqlServerConnectionSettings, SqlServerPoolStats } from '@svc/adapter-sqlserver';
 
 /**
- * Sends each write to the writer of its connection: configured SQL Server connections
- * to the SQL Server writer, connections without database details (development) to the
- * in-memory demo tables.
+ * Where the writes of one `sqlserver` connection go: its own in-memory demo tables (no
+ * database details configured, development), or the SQL Server its details name.
+ */
+export type WriteTarget = { readonly kind: 'demo' } | { readonly kind: 'sqlserver'; readonly details: SqlServerConnectionSettings };
+
+/** A writer that holds resources (SQL Server pools): `close` waits for its in-flight writes, then closes them. */
+export interface ClosableRecordWriter extends RecordWriter {
+  close(): Promise<void>;
+}
+
+/** Makes the writer of one SQL Server connection (its pools are opened on first use). */
+export type SqlServerWriterFactory = (connectionId: string, details: SqlServerConnectionSettings) => ClosableRecordWriter;
+
+/** What {@link RoutingRecordWriter.reroute} changed. */
+export interface RerouteReport {
+  /** Connections (lower-case ids) whose SQL Server writer was retired: removed, or their details changed. */
+  readonly sqlServerRetired: readonly string[];
+}
+
+interface Route {
+  readonly target: WriteTarget;
+  readonly writer: RecordWriter & { close?(): Promise<void> };
+}
+
+/** The demo tables of one emulated connection: `dbo.orders` (id, sku, qty, note, status), one row. */
+export function demoRecordWriter(): InMemoryRecordWriter {
+  const writer = new InMemoryRecordWriter();
+  writer.defineTable('dbo.orders', ['id', 'sku', 'qty', 'note', 'status'], [{ id: 1, sku: 'A-1', qty: 1, note: null, status: 'new' }]);
+  return writer;
+}
+
+/**
+ * Sends each write to the writer of its connection: one SQL Server writer (with its own
+ * pools) per configured SQL Server connection, one set of in-memory demo tables per
+ * connection without database details (docs/CONTRACT.md "Isolation between accounts":
+ * demo connections never share tables).
+ *
+ * The routes change with the configuration ({@link reroute}, docs/decisions.md
+ * "Configuration reload"): a connection whose target is unchanged keeps its writer (pools,
+ * demo rows); a removed SQL Server connection, or one whose details changed, has its
+ * writer closed once the writes already in flight on it have ended.
  */
 export class RoutingRecordWriter implements RecordWriter {
+  private routes: ReadonlyMap<string, Route>;
+  /** Closes of retired writers still running: `close()` waits for them too. */
+  private readonly retiring = new Set<Promise<void>>();
+  private closing: Promise<void> | undefined;
+
   /**
-   * @param emulated - ids of the connections served by `demo`.
-   * @param sqlServer - writer of every other connection; absent when none is configured.
-   * @param demo - in-memory writer.
+   * @param targets - lower-case connection id → where its writes go.
+   * @param sqlServer - makes SQL Server writers; needed only when a target is `sqlserver`.
+   * @param logger - where a retired writer that fails to close is reported (no host, user or password).
+   * @throws Error when a target is `sqlserver` and no factory is given (a bug of the composition root).
    */
   constructor(
-    private readonly emulated: ReadonlySet<string>,
-    private readonly sqlServer: RecordWriter | undefined,
-    private readonly demo: RecordWriter,
-  ) {}
+    targets: ReadonlyMap<string, WriteTarget>,
+    sqlServer?: SqlServerWriterFactory,
+    private readonly logger: Logger = silentLogger,
+  ) {
+    this.routes = this.routesFor(targets, new Map(), sqlServer);
+  }
 
-  private pick(connectionId: string): RecordWriter {
-    if (this.emulated.has(connectionId)) return this.demo;
-    // Only configured sqlserver connections reach here, and each has a writer: a bug if not.
-    if (this.sqlServer === undefined) throw new Error(`no SQL Server writer for connection ${connectionId}`);
-    return this.sqlServer;
+  /** Connection ids (lower case) this writer routes now. */
+  connectionIds(): string[] {
+    return [...this.routes.keys()];
+  }
+
+  /**
+   * Replaces the routes at once (synchronously: no write sees half of them). Targets that
+   * did not change keep their writer; a retired SQL Server writer is closed in the
+   * background, after its in-flight writes (`SqlServerRecordWriter.close`), and
+   * {@link close} waits for that too.
+   *
+   * Writes find their connection in the connection catalog and call this writer within
+   * the same run of microtasks (core `executeRecordWrite`): a reload, which runs in a later
+   * task, swaps the catalog and these routes together, so no write reaches a route that
+   * is gone.
+   *
+   * @param sqlServer - makes the writers of new SQL Server connections.
+   * @throws Error when a new target is `sqlserver` and no factory is given; nothing is changed then.
+   */
+  reroute(targets: ReadonlyMap<string, WriteTarget>, sqlServer?: SqlServerWriterFactory): RerouteReport {
+    if (this.closing !== undefined) throw new Error('RoutingRecordWriter is closed');
+    const previous = this.routes;
+    const kept = new Set<Route['writer']>();
+    const next = this.routesFor(targets, previous, sqlServer, kept);
+    this.routes = next;
+    const sqlServerRetired: string[] = [];
+    for (const [id, route] of previous) {
+      if (kept.has(route.writer)) continue;
+      if (route.target.kind === 'sqlserver') sqlServerRetired.push(id);
+      if (route.writer.close === undefined) continue;
+      const closing = route.writer.close().catch((error: unknown) => {
+        this.logger.warn({ connection_id: id, error_type: (error as Error)?.name }, 'closing a retired SQL Server writer failed');
+      });
+      this.retiring.add(closing);
+      void closing.finally(() => this.retiring.delete(closing));
+    }
+    return { sqlServerRetired };
   }
 
   insert(command: InsertCommand): Promise<Result<WriteOutcome, WriteError>> {
@@ -33,13 +112,54 @@ export class RoutingRecordWriter implements RecordWriter {
     return this.pick(command.connection.connectionId).update(command);
   }
 
-  /** The SQL Server writer's pools (adapter-sqlserver `poolStats`); none without one. */
+  /**
+   * The pools of every SQL Server writer routed now (adapter-sqlserver `poolStats`), for
+   * the pool gauges; none without one. Read without I/O.
+   */
   poolStats(): readonly SqlServerPoolStats[] {
-    return (this.sqlServer as { poolStats?(): readonly SqlServerPoolStats[] } | undefined)?.poolStats?.() ?? [];
+    return [...this.routes.values()].flatMap((r) => (r.writer as { poolStats?(): readonly SqlServerPoolStats[] }).poolStats?.() ?? []);
   }
 
-  /** Closes the SQL Server pools (the demo tables hold nothing to close). */
-  async close(): Promise<void> {
-    await (this.sqlServer as { close?(): Promise<void> } | undefined)?.close?.();
+  /** Closes every SQL Server writer, current and retired (each after its in-flight writes). Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const current = [...this.routes.values()].flatMap((r) => (r.writer.close === undefined ? [] : [r.writer.close()]));
+      await Promise.all([...current, ...this.retiring]);
+    })();
+    return this.closing;
+  }
+
+  private pick(connectionId: string): RecordWriter {
+    const route = this.routes.get(connectionId.toLowerCase());
+    // The catalog said this is a sqlserver connection, and the catalog and these routes
+    // change together: a bug if it is missing here (the port's contract: reject).
+    if (route === undefined) throw new Error(`no writer for connection ${connectionId}`);
+    return route.writer;
+  }
+
+  private routesFor(
+    targets: ReadonlyMap<string, WriteTarget>,
+    previous: ReadonlyMap<string, Route>,
+    sqlServer: SqlServerWriterFactory | undefined,
+    kept = new Set<Route['writer']>(),
+  ): Map<string, Route> {
+    const next = new Map<string, Route>();
+    for (const [rawId, target] of targets) {
+      const id = rawId.toLowerCase();
+      const old = previous.get(id);
+      if (old !== undefined && isDeepStrictEqual(old.target, target)) {
+        kept.add(old.writer);
+        next.set(id, old);
+        continue;
+      }
+      if (target.kind === 'demo') {
+        next.set(id, { target, writer: demoRecordWriter() });
+        continue;
+      }
+      // Writers made so far hold nothing yet (pools open on first use): dropping them is enough.
+      if (sqlServer === undefined) throw new Error(`no SQL Server writer factory for connection ${id}`);
+      next.set(id, { target, writer: sqlServer(id, target.details) });
+    }
+    return next;
   }
 }

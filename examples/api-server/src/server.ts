@@ -5,7 +5,8 @@ import { handleClientErrors } from '@svc/adapter-http';
 import { createWorker, silentLogger, type Logger, type Notifier, type RunProcessor } from '@svc/core';
 import type { Container } from 'inversify';
 import { DemoRunProcessor, LogNotifier, msUntil, RUN_WORKER_STOP_SLACK_MS, within, type RunWorker, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
-import { buildApps, buildContainer, closeAdapters, pickAdapters } from './container.js';
+import { buildApps, buildContainer, closeAdapters, pickAdapters, TOKENS } from './container.js';
+import { applyReload, logReload, type ReloadReport } from './reload.js';
 import type { ServerSettings } from './settings.js';
 import { HttpDrain, type StopReport } from './shutdown.js';
 import { startAdminListener, type AdminListener } from './observability/admin-listener.js';
@@ -35,6 +36,20 @@ export interface RunningServer {
    * @returns what was abandoned; {@link drained} tells whether anything was.
    */
   stop(): Promise<StopReport>;
+  /**
+   * Applies a new configuration while serving (docs/decisions.md "Configuration reload"):
+   * its accounts, API keys, OAuth tokens, agents and connections (the catalogs and the
+   * writers' routes) replace the running ones at once, without a request dropped or
+   * held; a removed SQL Server connection's pools close after its in-flight writes.
+   * Every other setting stays as it was; the report names those that differ. Logs one
+   * line with the counts (never a secret or digest), and one warning naming the settings
+   * left as they were. Reloads run one at a time, in call order.
+   * @param next - settings validated by `loadSettings`.
+   * @param reason - what asked for it, for the log line (e.g. `SIGHUP`, `file change`).
+   * @throws ConfigError naming the field when a SQL Server connection's password
+   *   variable is not set (the running configuration is kept); Error once `stop()` was called.
+   */
+  reload(next: ServerSettings, reason?: string): Promise<ReloadReport>;
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {
@@ -112,11 +127,23 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
     : undefined;
   let stopping: Promise<StopReport> | undefined;
   const { delayMs, graceMs, closeBudgetMs } = settings.shutdown;
+  const live = { catalogs: container.get(TOKENS.catalogs), adapters };
+  let reloads: Promise<unknown> = Promise.resolve();
   return {
     port,
     egressPort,
     ...(admin !== undefined ? { adminPort: admin.port } : {}),
     container,
+    reload(next, reason = 'reload') {
+      const reloaded = reloads.then(async () => {
+        if (stopping !== undefined) throw new Error('the server is stopping: configuration not reloaded');
+        const report = await applyReload(settings, next, live);
+        logReload(logger, report, reason);
+        return report;
+      });
+      reloads = reloaded.catch(() => undefined);
+      return reloaded;
+    },
     stop() {
       stopping ??= (async () => {
         draining = true;

@@ -143,7 +143,18 @@ export interface ServerSettings {
 
 /** A configuration that does not validate; `message` names every bad field. */
 export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
+  override readonly name: string = 'ConfigError';
+}
+
+/**
+ * A configuration that names one id or SHA-256 digest twice (docs/CONTRACT.md "Isolation
+ * between accounts"): account ids, credential ids (API keys and OAuth tokens share one
+ * space), agent ids, connection ids (compared case-insensitively, as UUIDs) and digests are
+ * each unique across the whole file. `message` names both places of every duplicate, e.g.
+ * `accounts[1].agents[0].id: agent "a1" is already defined at accounts[0].agents[2]`.
+ */
+export class DuplicateIdError extends ConfigError {
+  override readonly name = 'DuplicateIdError';
 }
 
 const listen = {
@@ -313,13 +324,47 @@ function credentialsOf(list: any[] | undefined): CredentialSettings[] {
 }
 
 /**
+ * Every id or digest of `accounts` (already schema-valid) defined a second time, as
+ * `<place>: <what> is already defined at <first place>` (docs/CONTRACT.md "Isolation between
+ * accounts"). The first place is the earlier one: accounts in order, and in an account its
+ * `api_keys`, `oauth_tokens`, `agents`, `connections` in that order.
+ */
+function duplicatesIn(accounts: any[]): string[] {
+  const found: string[] = [];
+  const first = new Map<string, string>();
+  /** `space` keeps the id spaces apart: an agent and an account may share an id. */
+  const claim = (space: string, key: string, place: string, field: string, what: string, verb = 'defined'): void => {
+    const seen = first.get(`${space}\u0000${key}`);
+    if (seen === undefined) first.set(`${space}\u0000${key}`, place);
+    else found.push(`${place}.${field}: ${what} is already ${verb} at ${seen}`);
+  };
+  accounts.forEach((a, i) => {
+    const at = `accounts[${i}]`;
+    claim('account', a.id, at, 'id', `account "${a.id}"`);
+    for (const list of ['api_keys', 'oauth_tokens'] as const) {
+      (a[list] ?? []).forEach((k: any, j: number) => {
+        claim('credential', k.id, `${at}.${list}[${j}]`, 'id', `credential "${k.id}"`);
+        // The digest is not a secret, but the place says enough.
+        claim('sha256', k.sha256, `${at}.${list}[${j}]`, 'sha256', 'this SHA-256 digest', 'used');
+      });
+    }
+    (a.agents ?? []).forEach((g: any, j: number) => claim('agent', g.id, `${at}.agents[${j}]`, 'id', `agent "${g.id}"`));
+    (a.connections ?? []).forEach((k: any, j: number) =>
+      claim('connection', String(k.id).toLowerCase(), `${at}.connections[${j}]`, 'id', `connection "${String(k.id).toLowerCase()}"`),
+    );
+  });
+  return found;
+}
+
+/**
  * Validates a parsed configuration and turns it into {@link ServerSettings}, with the
  * defaults of docs/CONTRACT.md (base URL `http://127.0.0.1:8080`, egress `:8081`, 600 / 60 s
  * per credential, 30 / 60 s per agent).
  *
  * @param raw - the parsed YAML document (`{}` for none).
  * @param env - environment (for `REDIS_URL`).
- * @throws ConfigError naming every bad field.
+ * @throws ConfigError naming every bad field; {@link DuplicateIdError} (a `ConfigError`)
+ *   when the file is otherwise valid but defines an id or a digest twice, naming both places.
  */
 export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env): ServerSettings {
   const doc = raw ?? {};
@@ -330,14 +375,8 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
   const c = doc as any;
   const listenMain: ListenSettings = { host: c.listen?.host ?? '127.0.0.1', port: c.listen?.port ?? 8080 };
   const listenEgress: ListenSettings = { host: c.egress?.listen?.host ?? '127.0.0.1', port: c.egress?.listen?.port ?? 8081 };
-  const ids = new Set<string>();
-  for (const a of c.accounts ?? []) {
-    for (const conn of a.connections ?? []) {
-      const id = String(conn.id).toLowerCase();
-      if (ids.has(id)) throw new ConfigError(`invalid configuration:\n  accounts.connections: connection ${id} is listed twice`);
-      ids.add(id);
-    }
-  }
+  const duplicates = duplicatesIn(c.accounts ?? []);
+  if (duplicates.length > 0) throw new DuplicateIdError(`invalid configuration:\n${duplicates.map((d) => `  ${d}`).join('\n')}`);
   if (c.base_url === undefined && listenMain.port === 0) {
     throw new ConfigError('invalid configuration:\n  base_url: is required when listen.port is 0 (the URLs the API answers must name the real port)');
   }
@@ -449,11 +488,24 @@ export function loadSettings(path: string | undefined, env: NodeJS.ProcessEnv = 
   } catch {
     throw new ConfigError(`cannot read the configuration file ${path}`);
   }
+  return parseSettings(text, path, env);
+}
+
+/**
+ * The validation of {@link loadSettings} applied to a configuration file's text: the admin
+ * CLI runs it on the exact text it is about to write.
+ *
+ * @param text - the file's YAML text.
+ * @param source - the file's name, for the message.
+ * @param env - environment (for `REDIS_URL`).
+ * @throws ConfigError when the text is not YAML or does not validate (see {@link settingsFrom}).
+ */
+export function parseSettings(text: string, source: string, env: NodeJS.ProcessEnv = process.env): ServerSettings {
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (error) {
-    throw new ConfigError(`the configuration file ${path} is not valid YAML: ${(error as Error).message}`);
+    throw new ConfigError(`the configuration file ${source} is not valid YAML: ${(error as Error).message}`);
   }
   return settingsFrom(raw, env);
 }

@@ -2,11 +2,8 @@ import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
-import { parse } from 'yaml';
-import { sha256Hex } from '@svc/core';
-import { addresses, AGENTS, e2eConfig, SECRETS, SQL_A, type Addresses } from './support/fixture.js';
-import { apiKey, bearer, call, expectData, expectProblem } from '../../../tools/test-support/http.js';
-import { CLI, runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
+import { addresses, e2eConfig, SECRETS, SQL_A, type Addresses } from './support/fixture.js';
+import { runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
 const MAIN = 'examples/api-server/src/main.ts';
 
@@ -79,56 +76,6 @@ describe('examples/api-server lifecycle (child process)', function () {
     expect(missing.code, missing.stderr).to.not.equal(0);
     expect(missing.stderr).to.include('nowhere.yaml');
     expect(await probe(at.port), 'nothing was started').to.equal('refused');
-  });
-
-  it('`svc keys create` prints a secret and a digest equal to sha256Hex(secret); a config with that digest authenticates', async function () {
-    const [keyOut, tokenOut, againOut] = await Promise.all([
-      runNode(CLI, ['keys', 'create', '--kind', 'api_key', '--id', 'key_cli']),
-      runNode(CLI, ['keys', 'create', '--kind', 'oauth', '--id', 'tok_cli', '--scope', 'runs:write', '--expires-in-days', '1']),
-      // As `pnpm keys create --id again` runs it: the script already names `keys`.
-      runNode(CLI, ['create', '--id', 'again']),
-    ]);
-    expect(keyOut.code, keyOut.stderr).to.equal(0);
-    expect(tokenOut.code, tokenOut.stderr).to.equal(0);
-
-    const minted = (out: string, prefix: string) => {
-      const secret = new RegExp(`(${prefix}[A-Za-z0-9_-]{20,})`).exec(out)?.[1];
-      expect(secret, out).to.be.a('string');
-      const entries = parse(out.slice(out.indexOf('- id:'))) as { id: string; sha256: string; scopes?: string[]; expires_at?: string }[];
-      expect(entries).to.have.length(1);
-      const entry = entries[0]!;
-      expect(entry.sha256).to.equal(sha256Hex(secret!));
-      expect(out.split(secret!).length - 1, 'the secret is printed once').to.equal(1);
-      return { secret: secret!, entry };
-    };
-    const apiKeyMinted = minted(keyOut.stdout, 'svc-');
-    const tokenMinted = minted(tokenOut.stdout, 'svcpt_');
-    expect(apiKeyMinted.entry.id).to.equal('key_cli');
-    expect(tokenMinted.entry.scopes).to.deep.equal(['runs:write']);
-    expect(Date.parse(tokenMinted.entry.expires_at ?? '')).to.be.above(Date.now());
-    // Fresh at every call.
-    expect(minted(againOut.stdout, 'svc-').secret).to.not.equal(apiKeyMinted.secret);
-
-    const at = await addresses();
-    const config = e2eConfig(at);
-    const accountA = (config['accounts'] as Record<string, unknown[]>[])[0]!;
-    accountA['api_keys'] = [apiKeyMinted.entry];
-    accountA['oauth_tokens'] = [tokenMinted.entry];
-    server = await startServerProcess(await writeConfig(dir.path, config), at.url, at.egressUrl);
-    expectData(await call(at.url, 'POST', `/api/v1/connections/${SQL_A}/records`, { headers: apiKey(apiKeyMinted.secret), json: { entity: 'dbo.orders', values: { sku: 'CLI' } } }), 201);
-    expectData(await call(at.url, 'POST', `/api/v1/agents/${AGENTS.main}/run`, { headers: bearer(tokenMinted.secret), json: { message: 'from the CLI token' } }), 202);
-    // The keys of the default fixture are not in this configuration.
-    expectProblem(await call(at.url, 'POST', `/api/v1/agents/${AGENTS.main}/run`, { headers: apiKey(SECRETS.keyA), json: { message: 'x' } }), 401, 'invalid_credential');
-  });
-
-  it('the CLI refuses bad arguments with a usage message and a non-zero exit', async function () {
-    const argsList = [['keys', 'create', '--kind', 'oauth', '--id', 't'], ['keys', 'create', '--kind', 'api_key', '--id', 'k', '--scope', 'runs:write'], ['keys', 'delete']];
-    const results = await Promise.all(argsList.map((args) => runNode(CLI, args)));
-    for (const [i, result] of results.entries()) {
-      expect(result.code, argsList[i]?.join(' ')).to.not.equal(0);
-      expect(result.stderr).to.include('usage: svc keys create');
-      expect(result.stdout).to.not.match(/svc-|svcpt_/);
-    }
   });
 });
 

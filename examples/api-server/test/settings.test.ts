@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { ConfigError, loadSettings } from '../src/settings.js';
+import { ConfigError, DuplicateIdError, loadSettings } from '../src/settings.js';
 
 const EXAMPLE = fileURLToPath(new URL('../config.example.yaml', import.meta.url));
 
@@ -16,6 +16,72 @@ describe('settings', function () {
   it('a bad runs or redis field is refused naming it', function () {
     expect(() => validate({ runs: { retention_seconds: 5 } })).to.throw(ConfigError, /runs\.retention_seconds/u);
     expect(() => validate({ redis: { require_durable: 'yes' } })).to.throw(ConfigError, /redis\.require_durable/u);
+  });
+
+  describe('duplicate ids and digests (CONTRACT "Isolation between accounts"): refused naming both places', function () {
+    const digest = (n: number) => n.toString(16).padStart(64, '0');
+    const conn = '3f1c2a9e-5b7d-4e21-9c3a-0d8e6f4b2a11';
+    /** Two accounts that share nothing; each case below adds one duplicate. */
+    const base = () => ({
+      accounts: [
+        {
+          id: 'acct_a',
+          api_keys: [{ id: 'key_a', sha256: digest(1) }],
+          oauth_tokens: [{ id: 'tok_a', sha256: digest(2), scopes: ['runs:read'] }],
+          agents: [{ id: 'agent_a0' }, { id: 'agent_a1' }, { id: 'a1' }],
+          connections: [{ id: conn, type: 'sqlserver' }],
+        },
+        { id: 'acct_b', api_keys: [{ id: 'key_b', sha256: digest(3) }], agents: [{ id: 'agent_b' }] },
+      ],
+    });
+    type Account = ReturnType<typeof base>['accounts'][number] & Record<string, unknown>;
+    const cases: [string, (a: Account[]) => void, string][] = [
+      ['an account id', (a) => a.push({ id: 'acct_a' } as Account), 'accounts[2].id: account "acct_a" is already defined at accounts[0]'],
+      ['an agent id in another account', (a) => a[1]!.agents.unshift({ id: 'a1' }), 'accounts[1].agents[0].id: agent "a1" is already defined at accounts[0].agents[2]'],
+      ['an agent id in the same account', (a) => a[0]!.agents.push({ id: 'agent_a0' }), 'accounts[0].agents[3].id: agent "agent_a0" is already defined at accounts[0].agents[0]'],
+      ['an API key id in another account', (a) => a[1]!.api_keys.push({ id: 'key_a', sha256: digest(9) }), 'accounts[1].api_keys[1].id: credential "key_a" is already defined at accounts[0].api_keys[0]'],
+      [
+        'an OAuth token id that is an API key id (one space)',
+        (a) => (a[1]!['oauth_tokens'] = [{ id: 'key_b', sha256: digest(9), scopes: ['runs:read'] }]),
+        'accounts[1].oauth_tokens[0].id: credential "key_b" is already defined at accounts[1].api_keys[0]',
+      ],
+      ['a digest in another account', (a) => a[1]!.api_keys.push({ id: 'key_b2', sha256: digest(1) }), 'accounts[1].api_keys[1].sha256: this SHA-256 digest is already used at accounts[0].api_keys[0]'],
+      [
+        'a digest shared by an API key and an OAuth token',
+        (a) => a[0]!.api_keys.push({ id: 'key_a2', sha256: digest(2) }),
+        'accounts[0].oauth_tokens[0].sha256: this SHA-256 digest is already used at accounts[0].api_keys[1]',
+      ],
+      [
+        'a connection id, in other letter case',
+        (a) => (a[1]!['connections'] = [{ id: conn.toUpperCase(), type: 'postgresql' }]),
+        `accounts[1].connections[0].id: connection "${conn}" is already defined at accounts[0].connections[0]`,
+      ],
+    ];
+    for (const [what, change, message] of cases) {
+      it(what, function () {
+        const config = base();
+        change(config.accounts as Account[]);
+        expect(() => validate(config))
+          .to.throw(DuplicateIdError)
+          .with.property('message')
+          .that.includes(message);
+      });
+    }
+
+    it('the same id in different kinds (an account, an agent and a key named alike) is allowed', function () {
+      const config = base();
+      config.accounts[1]!.agents.push({ id: 'acct_a' }, { id: 'key_a' });
+      expect(() => validate(config)).to.not.throw();
+    });
+
+    it('every duplicate is named, each with its first place', function () {
+      const config = base();
+      config.accounts[1]!.agents.push({ id: 'agent_a0' }, { id: 'agent_a1' });
+      expect(() => validate(config))
+        .to.throw(DuplicateIdError)
+        .with.property('message')
+        .that.matches(/accounts\[1\]\.agents\[1\]\.id: agent "agent_a0" is already defined at accounts\[0\]\.agents\[0\]\n {2}accounts\[1\]\.agents\[2\]\.id: agent "agent_a1" is already defined at accounts\[0\]\.agents\[1\]$/u);
+    });
   });
 });
 

@@ -9,7 +9,6 @@ import { freePort } from '../../../../tools/test-support/ports.js';
 /** The repository root: tsx and the `source` condition resolve from there. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const MAIN = 'examples/api-server/src/main.ts';
-export const CLI = 'examples/api-server/src/cli.ts';
 /** Node options that run the TypeScript sources (no build needed). */
 export const FROM_SOURCE = ['--conditions=source', '--import', 'tsx'];
 

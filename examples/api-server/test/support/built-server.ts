@@ -1,0 +1,106 @@
+// The API server as an operator runs it: the built dist/main.js (or `pnpm start`), as a
+// child process, and a keep-alive HTTP client to load it with.
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import type { Child, Exit } from './server-process.js';
+import { REPO_ROOT } from './server-process.js';
+
+/** The built server, relative to the repository root (what `pnpm start` runs). */
+export const MAIN_DIST = 'examples/api-server/dist/main.js';
+
+/**
+ * Brings examples/api-server/dist up to date (`tsc -b`, a no-op after `pnpm test`'s own
+ * build); rejects with the compiler's output when it fails or takes over `deadlineMs`.
+ */
+export async function buildApiServer(deadlineMs = 120_000): Promise<void> {
+  const tsc = spawnChild(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'examples/api-server']);
+  const timer = setTimeout(() => tsc.process.kill('SIGKILL'), deadlineMs);
+  const exit = await tsc.exited;
+  clearTimeout(timer);
+  if (exit.code !== 0) throw new Error(`tsc -b examples/api-server failed (${JSON.stringify(exit)}):\n${tsc.stdout()}\n${tsc.stderr()}`);
+}
+
+/** Options of {@link spawnChild}. */
+export interface SpawnOptions {
+  /** Added to this process's environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Its own process group, so that {@link signalGroup} reaches pnpm, its shell and node. */
+  readonly detached?: boolean;
+}
+
+/** Spawns `command args` from the repository root, collecting its output. */
+export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
+  let done = false;
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+  });
+  return {
+    process: child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    hasExited: () => done,
+    async kill(graceMs = 5000) {
+      if (done) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const exit = await exited;
+      clearTimeout(timer);
+      return exit;
+    },
+  };
+}
+
+/** Sends `signal` to the process group a detached child leads; false when the group is gone. */
+export function signalGroup(child: Child, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-(child.process.pid as number), signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+/** One answer of a {@link KeepAliveClient}: a status, or the error that took its place (a reset, a refused connection). */
+export type Outcome = { readonly status: number; readonly body: string } | { readonly error: string };
+
+/**
+ * An HTTP client on one kept-alive connection (an `http.Agent` with one socket): its
+ * requests go one after the other, so the server sees them in the order they were sent.
+ */
+export class KeepAliveClient {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+  constructor(private readonly port: number) {}
+
+  /** Sends one request (a JSON body when `json` is given) and reads its whole answer. */
+  send(method: string, path: string, headers: Record<string, string>, json?: unknown): Promise<Outcome> {
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    const all = body === undefined ? headers : { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    return new Promise((resolve) => {
+      const req = request({ agent: this.agent, host: '127.0.0.1', port: this.port, method, path, headers: all }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.once('error', (e: Error) => resolve({ error: `${(e as NodeJS.ErrnoException).code ?? e.name}: ${e.message}` }));
+      });
+      req.once('error', (e: Error) => resolve({ error: `${(e as NodeJS.ErrnoException).code ?? e.name}: ${e.message}` }));
+      req.end(body);
+    });
+  }
+
+  /** Closes the kept-alive socket. */
+  close(): void {
+    this.agent.destroy();
+  }
+}
