@@ -45,6 +45,8 @@ export function apiConfig(options: ApiConfigOptions): Record<string, unknown> {
     rate_limits: { credential: unlimited, agent: unlimited },
     ...(options.redis !== undefined ? { redis_url: options.redis.url, redis_prefix: options.redis.prefix } : {}),
     worker: { enabled: false },
+    // The admin listener (metrics) runs as in production, on a free port.
+    admin_listen: { port: 0 },
     log_level: options.logLevel,
     shutdown_grace_ms: 2000,
     accounts: [

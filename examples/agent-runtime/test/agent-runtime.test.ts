@@ -37,6 +37,7 @@ describe('examples/agent-runtime: the API server with a processor plugged in (ch
       base_url: url,
       listen: { host: '127.0.0.1', port },
       egress: { url: `http://127.0.0.1:${egressPort}`, listen: { host: '127.0.0.1', port: egressPort } },
+      admin_listen: { port: 0 },
       accounts: [{ id: 'acct_rt', api_keys: [{ id: 'key_rt', sha256: sha256Hex(KEY) }], agents: [{ id: 'agent_rt' }] }],
     };
     await writeFile(join(dir, 'config.json'), JSON.stringify(config));

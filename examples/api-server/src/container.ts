@@ -13,6 +13,7 @@ import {
   type RecordWriter,
   type Core,
   type RunBackend,
+  type Telemetry,
 } from '@svc/core';
 import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
@@ -42,6 +43,8 @@ export const TOKENS = {
   /** The wired core (`createCore`): every use case, the rate-limit policy and the runs. */
   core: id<Core<RunBackend>>('core'),
   adapters: id<Adapters>('adapters'),
+  /** The metrics of this server (`observability/metrics.ts`); absent: none are kept. */
+  telemetry: id<Telemetry | undefined>('telemetry'),
 } as const;
 
 /** Connection ids served by in-memory demo tables (no database details configured). */
@@ -277,7 +280,7 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
  * decorators), singletons, and async deactivation hooks that close what holds
  * resources; `await container.unbindAllAsync()` runs them.
  */
-export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters): Container {
+export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters, telemetry?: Telemetry): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   // The settings of the start: their accounts are not updated by a reload (the live
   // ones are in TOKENS.catalogs), every other setting stays as it is while running.
@@ -295,10 +298,11 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   });
   container.bind(TOKENS.rateLimitStore).toConstantValue(adapters.rateLimitStore);
   container.bind(TOKENS.recordWriter).toConstantValue(adapters.recordWriter);
+  container.bind(TOKENS.telemetry).toConstantValue(telemetry);
   container.bind(TOKENS.core).toResolvedValue(
     (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, recordWriter: RecordWriter, rateLimitStore: RateLimitStore) =>
       createCore(
-        { credentials, clock, ids, connections, agents, recordWriter, rateLimitStore, runs: adapters.runs },
+        { credentials, clock, ids, connections, agents, recordWriter, rateLimitStore, runs: adapters.runs, ...(telemetry !== undefined ? { telemetry } : {}) },
         {
           baseUrl: settings.baseUrl,
           egressUrl: settings.egressUrl,
@@ -318,7 +322,7 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
 }
 
 /** Settings of the two Koa apps, from the server settings. */
-export function httpSettings(settings: ServerSettings, logger: Logger, isDraining: () => boolean, readiness: Record<string, () => Promise<boolean>> = {}) {
+export function httpSettings(settings: ServerSettings, logger: Logger, isDraining: () => boolean, readiness: Record<string, () => Promise<boolean>> = {}, telemetry?: Telemetry) {
   return {
     baseUrl: settings.baseUrl,
     egressUrl: settings.egressUrl,
@@ -326,6 +330,10 @@ export function httpSettings(settings: ServerSettings, logger: Logger, isDrainin
     logger,
     readiness,
     isDraining,
+    // docs/decisions.md "Observability": request metrics, CORS origins, trusted proxies.
+    ...(telemetry !== undefined ? { telemetry } : {}),
+    corsOrigins: settings.observability.corsOrigins,
+    trustedProxies: settings.observability.trustedProxies,
   };
 }
 
@@ -334,6 +342,6 @@ export function buildApps(container: Container, isDraining: () => boolean): { ma
   const settings = container.get(TOKENS.settings);
   const logger = container.get(TOKENS.logger);
   const useCases = container.get(TOKENS.core);
-  const s = httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness);
+  const s = httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness, container.get(TOKENS.telemetry));
   return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s) };
 }

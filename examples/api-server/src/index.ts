@@ -8,3 +8,7 @@ export * from './routing-record-writer.js';
 export * from './reload.js';
 export * from './config-reloader.js';
 export * from './command-line.js';
+export * from './observability/settings.js';
+export * from './observability/metrics.js';
+export * from './observability/tracing.js';
+export * from './observability/admin-listener.js';

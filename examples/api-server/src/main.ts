@@ -16,6 +16,8 @@ import { ConfigReloader } from './config-reloader.js';
 import { startServer, type RunningServer } from './server.js';
 import { exitAfterStop, stopBoundMs } from './shutdown.js';
 import { ConfigError, loadSettings, type ServerSettings } from './settings.js';
+import { startTracing, TRACING_FLUSH_MS } from './observability/tracing.js';
+import { within } from '@svc/adapter-queue/memory';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ args: scriptArgs(process.argv.slice(2)), options: { config: { type: 'string' } }, strict: true });
@@ -34,6 +36,8 @@ async function main(): Promise<void> {
   if (dev !== undefined) settings = { ...settings, accounts: [dev.account] };
 
   const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  // Before anything makes a span: only when the standard OTEL_* variables ask for traces.
+  const tracing = startTracing(process.env);
   // Handlers first: a signal that arrives while starting is noted (and the guard armed)
   // at once; the bounded stop begins as soon as the start is done, so that a BullMQ job
   // already taken or a client half open is stopped like any other, not cut by an exit.
@@ -54,7 +58,8 @@ async function main(): Promise<void> {
     );
     exitAfterStop(
       logger,
-      serverStarted.then((server) => server.stop()),
+      // The last spans are exported after the stop, within TRACING_FLUSH_MS.
+      serverStarted.then((server) => server.stop()).finally(() => tracing && within(tracing.shutdown(), TRACING_FLUSH_MS)),
       stopBoundMs(settings.shutdown),
     );
   };
@@ -69,7 +74,10 @@ async function main(): Promise<void> {
   started(server);
   // A signal came while starting: its stop runs now.
   if (stopping) return;
-  logger.info({ port: server.port, egress_port: server.egressPort, base_url: settings.baseUrl, egress_url: settings.egressUrl }, 'listening');
+  logger.info(
+    { port: server.port, egress_port: server.egressPort, admin_port: server.adminPort ?? null, base_url: settings.baseUrl, egress_url: settings.egressUrl, tracing: tracing !== undefined },
+    'listening',
+  );
 
   if (dev !== undefined) {
     // Printed once, outside the log stream: these secrets are never logged.

@@ -38,6 +38,11 @@ const FIXED_SETTINGS = {
     'runs.max_finished_in_memory': (s) => s.durability.maxFinishedRunsInMemory,
   },
   index: { index: (s) => s.index },
+  observability: {
+    admin_listen: (s) => s.observability.admin,
+    'cors.origins': (s) => s.observability.corsOrigins,
+    trusted_proxies: (s) => s.observability.trustedProxies,
+  },
 } satisfies Record<Exclude<keyof ServerSettings, 'accounts'>, Record<string, Setting>>;
 
 /**

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { InMemoryRecordWriter, silentLogger, type InsertCommand, type Logger, type RecordWriter, type Result, type UpdateCommand, type WriteError, type WriteOutcome } from '@svc/core';
-import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
+import type { SqlServerConnectionSettings, SqlServerPoolStats } from '@svc/adapter-sqlserver';
 
 /**
  * Where the writes of one `sqlserver` connection go: its own in-memory demo tables (no
@@ -110,6 +110,14 @@ export class RoutingRecordWriter implements RecordWriter {
 
   update(command: UpdateCommand): Promise<Result<WriteOutcome, WriteError>> {
     return this.pick(command.connection.connectionId).update(command);
+  }
+
+  /**
+   * The pools of every SQL Server writer routed now (adapter-sqlserver `poolStats`), for
+   * the pool gauges; none without one. Read without I/O.
+   */
+  poolStats(): readonly SqlServerPoolStats[] {
+    return [...this.routes.values()].flatMap((r) => (r.writer as { poolStats?(): readonly SqlServerPoolStats[] }).poolStats?.() ?? []);
   }
 
   /** Closes every SQL Server writer, current and retired (each after its in-flight writes). Idempotent. */

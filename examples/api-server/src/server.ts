@@ -9,6 +9,8 @@ import { buildApps, buildContainer, closeAdapters, pickAdapters, TOKENS } from '
 import { applyReload, logReload, type ReloadReport } from './reload.js';
 import type { ServerSettings } from './settings.js';
 import { HttpDrain, type StopReport } from './shutdown.js';
+import { startAdminListener, type AdminListener } from './observability/admin-listener.js';
+import { serverTelemetry } from './observability/server-telemetry.js';
 
 /** A running API server: both listeners, and how to stop it. */
 export interface RunningServer {
@@ -16,6 +18,8 @@ export interface RunningServer {
   readonly port: number;
   /** Port of the egress listener. */
   readonly egressPort: number;
+  /** Port of the admin listener (`/metrics`, `/livez`, `/readyz`); absent when `admin_listen.enabled` is false. */
+  readonly adminPort?: number;
   readonly container: Container;
   /**
    * Stops (docs/CONTRACT.md "Dependencies and faults"), in three phases of
@@ -85,7 +89,8 @@ export interface ServerOptions {
 export async function startServer(settings: ServerSettings, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? silentLogger;
   const adapters = await pickAdapters(settings, logger);
-  const container = buildContainer(settings, logger, adapters);
+  const telemetry = serverTelemetry(adapters, logger);
+  const container = buildContainer(settings, logger, adapters, telemetry);
   let worker: RunWorker | undefined;
   if (settings.worker.enabled) {
     worker = await createWorker({
@@ -94,6 +99,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
       notifier: options.notifier ?? new LogNotifier(logger),
       logger,
       concurrency: settings.worker.concurrency,
+      telemetry,
     });
   }
   let draining = false;
@@ -115,6 +121,10 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
   handleClientErrors(egress, logger);
   const port = await listen(main, settings.listen.host, settings.listen.port);
   const egressPort = await listen(egress, settings.egressListen.host, settings.egressListen.port);
+  const { admin: adminListen } = settings.observability;
+  const admin: AdminListener | undefined = adminListen.enabled
+    ? await startAdminListener(adminListen, telemetry, { readiness: adapters.readiness, isDraining: () => draining, logger })
+    : undefined;
   let stopping: Promise<StopReport> | undefined;
   const { delayMs, graceMs, closeBudgetMs } = settings.shutdown;
   const live = { catalogs: container.get(TOKENS.catalogs), adapters };
@@ -122,6 +132,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
   return {
     port,
     egressPort,
+    ...(admin !== undefined ? { adminPort: admin.port } : {}),
     container,
     reload(next, reason = 'reload') {
       const reloaded = reloads.then(async () => {
@@ -148,7 +159,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
         const runs = await runsClosed;
         // The close phase has its own budget, whatever the drain and the worker took.
         const closeEnd = Date.now() + closeBudgetMs;
-        const closed = await closeAdapters(adapters, closeBudgetMs);
+        const [closed] = await Promise.all([closeAdapters(adapters, closeBudgetMs), admin?.close()]);
         // Nothing left to wait for: the deactivation hook finds the adapters closed.
         await within(container.unbindAllAsync(), msUntil(closeEnd));
         const reports = [runs?.report, closed.runs];

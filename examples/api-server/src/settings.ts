@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RATE_LIMITS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
 import { QUIT_TIMEOUT_MS } from '@svc/adapter-queue/memory';
 import { parse as parseYaml } from 'yaml';
+import { observabilityProperties, observabilitySettingsFrom, type ObservabilitySettings } from './observability/settings.js';
 
 /** How one listener binds. */
 export interface ListenSettings {
@@ -136,6 +137,8 @@ export interface ServerSettings {
     readonly trial?: { readonly available: boolean; readonly durationDays: number; readonly inviteRequired: boolean };
     readonly publicSandboxAvailable?: boolean;
   };
+  /** Admin listener, CORS origins and trusted proxies (`observability/settings.ts`). */
+  readonly observability: ObservabilitySettings;
 }
 
 /** A configuration that does not validate; `message` names every bad field. */
@@ -297,6 +300,8 @@ export const configSchema = {
         public_sandbox_available: { type: 'boolean' },
       },
     },
+    // admin_listen, cors, trusted_proxies (docs/decisions.md "Observability").
+    ...observabilityProperties,
   },
 } as const;
 
@@ -377,6 +382,12 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
   }
   if (c.egress?.url === undefined && listenEgress.port === 0) {
     throw new ConfigError('invalid configuration:\n  egress.url: is required when egress.listen.port is 0');
+  }
+  let observability: ObservabilitySettings;
+  try {
+    observability = observabilitySettingsFrom(c);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
   }
   for (const [op, d] of Object.entries(c.deprecations ?? {}) as [string, any][]) {
     if (d.sunset_at !== undefined && Date.parse(d.sunset_at) - Date.parse(d.deprecated_at) < MINIMUM_SUNSET_NOTICE_DAYS * 86_400_000) {
@@ -460,6 +471,7 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
       ),
       ...opt('publicSandboxAvailable', c.index?.public_sandbox_available as boolean | undefined),
     },
+    observability,
   };
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

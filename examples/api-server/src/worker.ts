@@ -6,7 +6,9 @@
  * `shutdown_grace_ms`, close the Redis clients within `shutdown_close_budget_ms`; exit 0
  * when nothing was abandoned, else 1 with one log line naming it (an abandoned run stays
  * queued: another worker picks it up once its lock expires). `shutdown_delay_ms` does
- * not apply: a worker serves no load balancer.
+ * not apply: a worker serves no load balancer. Its admin listener (`admin_listen.host`,
+ * `admin_listen.worker_port`, default 127.0.0.1:9465) serves `/metrics` (runs finished,
+ * queue wait and depth), `/livez` and `/readyz` (Redis).
  */
 import { parseArgs } from 'node:util';
 import { BullMqRuns, DemoRunProcessor, LogNotifier, RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue';
@@ -15,6 +17,9 @@ import { pino } from 'pino';
 import { bullMqSettingsOf, checkRedisDurability } from './container.js';
 import { ConfigError, loadSettings } from './settings.js';
 import { closeSteps, droppedClientNotes, exitAfterStop, stopBoundMs, type StopReport } from './shutdown.js';
+import { startAdminListener, type AdminListener } from './observability/admin-listener.js';
+import { PrometheusTelemetry } from './observability/metrics.js';
+import { startTracing, TRACING_FLUSH_MS } from './observability/tracing.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { config: { type: 'string' } }, strict: true });
@@ -22,7 +27,9 @@ async function main(): Promise<void> {
   const settings = loadSettings(configPath);
   if (settings.redisUrl === undefined) throw new ConfigError('a standalone worker needs redis_url (or REDIS_URL)');
   const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  const tracing = startTracing(process.env);
   const { graceMs, closeBudgetMs } = settings.shutdown;
+  let admin: AdminListener | undefined;
   // Handlers first: a signal while starting is noted (and the guard armed) at once; the
   // bounded stop begins as soon as the start is done (a job may already be taken).
   let started!: (worker: { runs: BullMqRuns; worker: RunWorker }) => void;
@@ -34,7 +41,9 @@ async function main(): Promise<void> {
     logger.info({ signal, shutdown_grace_ms: graceMs, shutdown_close_budget_ms: closeBudgetMs }, 'worker stopping: finishing runs in progress');
     exitAfterStop(
       logger,
-      workerStarted.then(({ runs, worker }) => stopRuns(runs, worker, graceMs, closeBudgetMs)),
+      workerStarted
+        .then(({ runs, worker }) => stopRuns(runs, worker, graceMs, closeBudgetMs))
+        .finally(() => Promise.all([admin?.close(), tracing && within(tracing.shutdown(), TRACING_FLUSH_MS)])),
       stopBoundMs(settings.shutdown, false),
     );
   };
@@ -44,15 +53,20 @@ async function main(): Promise<void> {
 
   await checkRedisDurability(settings, logger);
   const runs = await BullMqRuns.connect(bullMqSettingsOf(settings), { logger });
+  // The worker's own metrics (runs finished, queue wait and depth) on its admin port.
+  const readiness = { redis: () => runs.ready() };
+  const telemetry = new PrometheusTelemetry({ queueDepth: () => runs.queueDepth(), readiness, logger });
   let worker: RunWorker;
   try {
-    worker = await createWorker({ backend: runs, processor: new DemoRunProcessor(), notifier: new LogNotifier(logger), logger, concurrency: settings.worker.concurrency });
+    worker = await createWorker({ backend: runs, processor: new DemoRunProcessor(), notifier: new LogNotifier(logger), logger, concurrency: settings.worker.concurrency, telemetry });
+    const { admin: listen } = settings.observability;
+    if (listen.enabled) admin = await startAdminListener({ host: listen.host, port: listen.workerPort }, telemetry, { readiness, isDraining: () => stopping, logger });
   } catch (error) {
     await runs.close(true, 0);
     throw error;
   }
   started({ runs, worker });
-  if (!stopping) logger.info({ concurrency: settings.worker.concurrency }, 'worker started');
+  if (!stopping) logger.info({ concurrency: settings.worker.concurrency, admin_port: admin?.port ?? null }, 'worker started');
 }
 
 /**

@@ -53,6 +53,8 @@ describe('examples/api-server: --config argument forms (built server and pnpm st
             base_url: 'http://127.0.0.1:1',
             listen: { host: '127.0.0.1', port: 0 },
             egress: { url: 'http://127.0.0.1:2', listen: { host: '127.0.0.1', port: 0 } },
+            // Seven servers at once: none may take the default admin port 9464.
+            admin_listen: { port: 0 },
             worker: { enabled: false },
             index: { name },
             shutdown_grace_ms: 2_000,

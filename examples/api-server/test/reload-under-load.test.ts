@@ -33,6 +33,8 @@ function configWith(at: Addresses, keys: readonly KeyName[], extra: Record<strin
     base_url: at.url,
     listen: { host: '127.0.0.1', port: at.port },
     egress: { url: at.egressUrl, listen: { host: '127.0.0.1', port: at.egressPort } },
+    // Not the default admin port 9464, which another suite on this machine may hold.
+    admin_listen: { port: 0 },
     rate_limits: { credential: { requests: 1_000_000, window_seconds: 60 }, agent: { requests: 1_000_000, window_seconds: 60 } },
     worker: { enabled: false },
     log_level: 'info',

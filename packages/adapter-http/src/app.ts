@@ -8,6 +8,9 @@ import { meteredRoute } from './pipeline/rate-limit.js';
 import { CODED_SLACK_BYTES } from './pipeline/json-body.js';
 import { unreadBody } from './pipeline/unread-body.js';
 import { requestContext } from './pipeline/request-context.js';
+import { clientAddressResolver } from './pipeline/client-address.js';
+import { corsStage } from './pipeline/cors.js';
+import { accessLogFields, observeRequest } from './pipeline/observe-request.js';
 import { routeMatching, type Handler, type MountedRoute, type OtherMethods } from './pipeline/router.js';
 import type { Listener, RouteDefinition, RouteDeps } from './route.js';
 import { ROUTES } from './routes/index.js';
@@ -49,19 +52,26 @@ function depsOf(useCases: HttpUseCases, settings: HttpAppSettings): RouteDeps {
  */
 function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, paths: readonly string[]): MountedRoute {
   const deprecation = deprecationHeaderList(deps.settings.deprecations?.[route.operationId as HttpOperation]);
+  // The label of its log lines and metrics: the operationId of the OpenAPI document.
+  const operation = listener === 'egress' ? `${route.operationId}ViaEgress` : route.operationId;
   if (route.kind === 'fixed') {
-    const answer = route.answer(deps, deprecation);
+    const answer = { ...route.answer(deps, deprecation), operation };
     return { method: route.method, paths, handler: (ctx: Context) => sendFixed(ctx, answer), fixed: answer };
   }
   let handler: Handler;
   if (route.kind === 'public') {
     const handle = route.handler(deps, listener);
-    handler = deprecation.length === 0 ? handle : (ctx) => (setHeaders(ctx, deprecation), handle(ctx));
+    handler = (ctx) => {
+      ctx.state['operation'] = operation;
+      if (deprecation.length > 0) setHeaders(ctx, deprecation);
+      return handle(ctx);
+    };
   } else {
     const handle = route.handler(deps, listener);
     const { credential } = route;
     const { authenticate: authenticator, rateLimits } = deps.useCases;
     handler = async (ctx) => {
+      ctx.state['operation'] = operation;
       setHeaders(ctx, deprecation);
       const caller = await authenticate(ctx, authenticator, rateLimits, credential);
       if (caller !== undefined) await meteredRoute(ctx, caller, handle);
@@ -79,7 +89,12 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
   }
   const app = new Koa();
   app.silent = true;
-  app.use(requestContext(settings.logger ?? silentLogger));
+  // Observability and CORS (docs/decisions.md "Observability"): span and metrics outermost.
+  const resolveClient = clientAddressResolver(settings.trustedProxies);
+  app.use(observeRequest(settings.telemetry, resolveClient));
+  app.use(requestContext(settings.logger ?? silentLogger, accessLogFields(resolveClient)));
+  const cors = corsStage(settings.corsOrigins);
+  if (cors !== undefined) app.use(cors);
   app.use(unreadBody(deps.limits.bodyLimitBytes + CODED_SLACK_BYTES));
   for (const stage of routeMatching(mounted, otherMethods)) app.use(stage);
   return app;

@@ -4,6 +4,10 @@
  * deprecation headers, and the OpenAPI 3.1 document.
  */
 export * from './app.js';
+export * from './admin-app.js';
+export { clientAddressResolver, compileTrustedProxies, type ClientAddress, type ClientAddressResolver } from './pipeline/client-address.js';
+export { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from './pipeline/cors.js';
+export { ADAPTER_HTTP_TRACER_NAME, UNMATCHED_OPERATION } from './pipeline/observe-request.js';
 export * from './settings.js';
 export * from './route.js';
 export { ROUTES } from './routes/index.js';

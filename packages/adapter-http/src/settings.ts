@@ -6,6 +6,7 @@ import {
   type InsertRecord,
   type Logger,
   type OperationId,
+  type Telemetry,
   type RateLimitPolicy,
   type RateLimitSettings,
   type StartRun,
@@ -57,6 +58,21 @@ export interface HttpAppSettings {
   readonly readiness?: Readonly<Record<string, ReadinessCheck>>;
   /** True while the server drains for shutdown: `/readyz` answers 503. */
   readonly isDraining?: () => boolean;
+
+  // Observability and deployment (docs/decisions.md "Observability").
+  /** Gets every request's operation, status and duration (core `Telemetry.requestFinished`); default: nobody. */
+  readonly telemetry?: Telemetry;
+  /**
+   * Origins allowed to call the API from a browser (`https://app.example.com`, no path):
+   * their requests get CORS headers (`pipeline/cors.ts`); default none: no CORS header.
+   */
+  readonly corsOrigins?: readonly string[];
+  /**
+   * Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed, for logs and
+   * spans only: addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`
+   * (`pipeline/client-address.ts`); default none: both headers are ignored.
+   */
+  readonly trustedProxies?: readonly string[];
 }
 
 /** The limits a server enforces, as the adapter enforces (body) and states (all) them. */

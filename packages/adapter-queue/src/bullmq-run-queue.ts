@@ -1,4 +1,7 @@
 import type { Run, RunQueue } from '@svc/core';
+import { tracerOf, withSpan } from '@svc/core';
+import { SpanKind, type Tracer } from '@opentelemetry/api';
+import { ADAPTER_QUEUE_TRACER_NAME, REDIS_SPAN_ATTRIBUTES } from './tracing.js';
 import { Job, Queue, type JobsOptions, type JobType } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
@@ -86,6 +89,7 @@ export class BullMqRunQueue implements RunQueue {
   private readonly store: RedisRunStore;
   private readonly jobOptions: JobsOptions;
   private readonly timeoutMs: number | undefined;
+  private readonly tracer: Tracer;
 
   /** @throws Error when `queueName` contains `:` (BullMQ's rule). */
   constructor(options: BullMqRunQueueOptions) {
@@ -93,6 +97,7 @@ export class BullMqRunQueue implements RunQueue {
     this.timeoutMs = options.operationTimeoutMs;
     this.ownsClient = options.ownsClient ?? false;
     this.store = options.store;
+    this.tracer = tracerOf(ADAPTER_QUEUE_TRACER_NAME);
     const keepCompleted = options.keepCompleted ?? { count: 1000, ageSeconds: 24 * 3600 };
     const keepFailed = options.keepFailed ?? { count: 5000, ageSeconds: 7 * 24 * 3600 };
     this.jobOptions = {
@@ -121,14 +126,15 @@ export class BullMqRunQueue implements RunQueue {
   async enqueue(run: Run): Promise<void> {
     checkJobId(run.runId);
     try {
-      await guardRedis('run_queue', this.timeoutMs, async () => {
+      // One client span for the transaction (and the retry of a NOSCRIPT miss).
+      await withSpan(this.tracer, 'redis run_queue.enqueue', REDIS_SPAN_ATTRIBUTES, () => guardRedis('run_queue', this.timeoutMs, async () => {
         const replies = await this.transaction(run);
         // A NOSCRIPT on BullMQ's add script (SCRIPT FLUSH on a live connection) fails that
         // command alone inside MULTI: the record is then committed without its job. One
         // more transaction adds the job (ioredis now sends the script in full) and keeps
         // the record as it is.
         if (isNoScript(replies[1]?.[0])) await this.transaction(run);
-      });
+      }), SpanKind.CLIENT);
     } catch (error) {
       // No answer in time while still connected (a paused or overloaded server): the
       // transaction may yet run. The withdrawal follows it on the same connection, so it

@@ -85,6 +85,7 @@ export class BullMqRunWorker {
       logger: this.logger,
       ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
+      ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
     });
     this.worker = new Worker<RunJobData, string, string>(options.queueName ?? 'runs', (job) => this.processJob(job), {
       connection: options.client,

@@ -5,6 +5,7 @@ import { BullMqRunWorker, type BullMqRunWorkerSettings } from './bullmq-run-work
 import type { RunBackend, RunWorkerCloseReport } from '@svc/core';
 import { QUIT_TIMEOUT_MS, quitAllWithin } from './close-within.js';
 import { within } from './within.js';
+import { guardRedis } from './dependency-guard.js';
 import { createRedisClient, requestClientOptions, workerClientOptions, type RedisConnectionOptions } from './redis-client.js';
 import { RedisRunStore } from './redis-run-store.js';
 
@@ -153,6 +154,19 @@ export class BullMqRuns implements RunBackend {
   close(force = false, graceMs = Number.POSITIVE_INFINITY): Promise<RunWorkerCloseReport> {
     this.closing ??= this.closeOnce(force, graceMs);
     return this.closing;
+  }
+
+  /**
+   * Runs waiting in Redis to be taken: BullMQ jobs `waiting` (BullMQ 6 counts a paused
+   * queue's jobs there), `prioritized` and `delayed` (a retry waiting its backoff). One round trip, bounded by
+   * `operationTimeoutMs` like every request-side call: a scrape never waits on a lost Redis.
+   * @throws DependencyUnavailableError when Redis is unreachable or silent.
+   */
+  async queueDepth(): Promise<number> {
+    const counts = await guardRedis('run_queue', this.settings.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS, () =>
+      this.queue.queue.getJobCounts('waiting', 'prioritized', 'delayed'),
+    );
+    return Object.values(counts).reduce((sum, n) => sum + n, 0);
   }
 
   /** Always `true`: a queued run waits in Redis for any worker, through this process's exit. */

@@ -2,10 +2,11 @@ import type { Logger, Notifier, Run } from '@svc/core';
 
 /**
  * A {@link Notifier} that stands in for e-mail: for a run with a `notification_email`
- * (Option 1 requests only), it writes one info line with the run id, its final status
- * and the address, and nothing else of the run. Runs without an address have nobody to
- * notify and write nothing. The address is not a secret, but it is personal data: the
- * line carries it because it is the notification; nothing else does.
+ * (Option 1 requests only), it writes one info line saying that a notification is due,
+ * with the run id, the id of the request that started the run and its final status.
+ * The address itself is personal data and never goes to a log (docs/decisions.md
+ * "Observability"): a real notifier reads it from the run. Runs without an address
+ * have nobody to notify and write nothing.
  * Source: docs/CONTRACT.md "Runs" (`notification_email`).
  */
 export class LogNotifier implements Notifier {
@@ -16,7 +17,10 @@ export class LogNotifier implements Notifier {
   runFinished(run: Run): Promise<void> {
     const email = run.request.kind === 'files' ? run.request.notificationEmail : undefined;
     if (email !== undefined) {
-      this.logger.info({ run_id: run.runId, status: run.status, notification_email: email }, 'run finished: notification due');
+      this.logger.info(
+        { run_id: run.runId, ...(run.requestId !== undefined ? { request_id: run.requestId } : {}), status: run.status, channel: 'email' },
+        'run finished: notification due',
+      );
     }
     return Promise.resolve();
   }

@@ -1,8 +1,10 @@
 import type { Run, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
-import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES } from '@svc/core';
+import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES, tracerOf, withSpan } from '@svc/core';
+import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
 import { LuaScript } from './lua-script.js';
+import { ADAPTER_QUEUE_TRACER_NAME, REDIS_SPAN_ATTRIBUTES } from './tracing.js';
 import { hashArgs, hashFromPairs, progressJson, runFromHash } from './run-record.js';
 
 /**
@@ -120,6 +122,7 @@ export class RedisRunStore implements RunStore {
   private readonly keyPrefix: string;
   private readonly finishedTtl: number;
   private readonly timeoutMs: number | undefined;
+  private readonly tracer: Tracer;
 
   /** @param options - client, key prefix, retention of finished runs and the bound of a call. */
   constructor(options: RedisRunStoreOptions) {
@@ -127,6 +130,7 @@ export class RedisRunStore implements RunStore {
     this.timeoutMs = options.operationTimeoutMs;
     this.keyPrefix = options.keyPrefix ?? 'svc:run-record:';
     this.finishedTtl = options.finishedRunTtlSeconds ?? DEFAULT_FINISHED_RUN_TTL_SECONDS;
+    this.tracer = tracerOf(ADAPTER_QUEUE_TRACER_NAME);
   }
 
   /** The Redis key of a run's record. */
@@ -140,7 +144,7 @@ export class RedisRunStore implements RunStore {
    * @throws Error when the key holds no valid run record.
    */
   async get(runId: string): Promise<Run | undefined> {
-    const hash = await this.guard(() => this.client.hgetall(this.keyOf(runId)));
+    const hash = await this.guard('get', () => this.client.hgetall(this.keyOf(runId)));
     return runFromHash(runId, hash);
   }
 
@@ -149,7 +153,7 @@ export class RedisRunStore implements RunStore {
     const key = this.keyOf(run.runId);
     const multi = this.client.multi().del(key).hset(key, ...hashArgs(run));
     if (FINAL_RUN_STATUSES.has(run.status) && this.finishedTtl > 0) multi.expire(key, this.finishedTtl);
-    const replies = await this.guard(() => multi.exec());
+    const replies = await this.guard('save', () => multi.exec());
     const failed = replies?.find(([error]) => error !== null);
     if (replies === null || failed !== undefined) throw failed?.[0] ?? new Error(`saving run ${run.runId} was aborted`);
   }
@@ -182,14 +186,14 @@ export class RedisRunStore implements RunStore {
    * @throws when Redis is unreachable, or the key holds something else than a run record.
    */
   async create(run: Run): Promise<RunStatus | undefined> {
-    const found = await this.guard(() => CREATE_SCRIPT.run(this.client, [this.keyOf(run.runId)], hashArgs(run)));
+    const found = await this.guard('create', () => CREATE_SCRIPT.run(this.client, [this.keyOf(run.runId)], hashArgs(run)));
     return this.createdOrFound(run.runId, found);
   }
 
   /** See core `RunStore.transition` (a compare-and-set in one Lua script). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
   async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
     const ttl = FINAL_RUN_STATUSES.has(change.to) ? this.finishedTtl : 0;
-    const reply = await this.guard(() => TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId)], [
+    const reply = await this.guard('transition', () => TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId)], [
       ALLOWED_FROM[change.to],
       change.to,
       change.at.toISOString(),
@@ -205,7 +209,7 @@ export class RedisRunStore implements RunStore {
 
   /** See core `RunStore.reportProgress` (one Lua script: set only while `running`). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
   async reportProgress(runId: string, progress: RunProgress): Promise<boolean> {
-    const reply = await this.guard(() => PROGRESS_SCRIPT.run(this.client, [this.keyOf(runId)], [progressJson(progress)]));
+    const reply = await this.guard('report_progress', () => PROGRESS_SCRIPT.run(this.client, [this.keyOf(runId)], [progressJson(progress)]));
     return reply === 1;
   }
 
@@ -222,13 +226,14 @@ export class RedisRunStore implements RunStore {
 
   /** Whether Redis answers a PING within the bound. Never rejects. */
   async ping(): Promise<boolean> {
-    return this.guard(() => this.client.ping()).then(
+    return this.guard('ping', () => this.client.ping()).then(
       () => true,
       () => false,
     );
   }
 
-  private guard<T>(operation: () => Promise<T>): Promise<T> {
-    return guardRedis('redis', this.timeoutMs, operation);
+  /** One bounded Redis operation (see `guardRedis`), in a client span `redis run_store.<name>`. */
+  private guard<T>(name: string, operation: () => Promise<T>): Promise<T> {
+    return withSpan(this.tracer, `redis run_store.${name}`, REDIS_SPAN_ATTRIBUTES, () => guardRedis('redis', this.timeoutMs, operation), SpanKind.CLIENT);
   }
 }

@@ -4,9 +4,10 @@ import { RUN_STATUSES } from '@svc/core';
 /**
  * The fields of a run's Redis hash. Status, times, attempts and failure reason are
  * fields of their own, so that a status change rewrites only them (in one Lua script,
- * without decoding JSON in Lua); what never changes (ids, account, agent, creation time
- * and the request) is one JSON field, `run`; the last progress report (`progress`) and
- * the output of a succeeded run (`output`) are JSON fields of their own, written whole.
+ * without decoding JSON in Lua); what never changes (ids, account, agent, creation time,
+ * the request, and the id of the request that started it) is one JSON field, `run`;
+ * the last progress report (`progress`) and the output of a succeeded run (`output`)
+ * are JSON fields of their own, written whole.
  * `v` is the layout version.
  */
 export type RunHash = Record<string, string>;
@@ -23,6 +24,7 @@ export function hashArgs(run: Run): string[] {
     accountId: run.accountId,
     createdAt: run.createdAt.toISOString(),
     request: run.request,
+    ...(run.requestId !== undefined ? { requestId: run.requestId } : {}),
   };
   const args = ['v', LAYOUT, 'run', JSON.stringify(fixed), 'status', run.status, 'updatedAt', run.updatedAt.toISOString(), 'attempts', String(run.attempts)];
   if (run.failureReason !== undefined) args.push('failureReason', run.failureReason);
@@ -52,7 +54,7 @@ export function runFromHash(runId: string, hash: RunHash): Run | undefined {
   if (hash.v !== LAYOUT || hash.run === undefined || hash.updatedAt === undefined || hash.attempts === undefined) throw corrupt();
   const status = hash.status as RunStatus | undefined;
   if (status === undefined || !RUN_STATUSES.includes(status)) throw corrupt();
-  let fixed: { runId: string; workflowRunId: string; agentId: string; accountId: string; createdAt: string; request: RunRequest };
+  let fixed: { runId: string; workflowRunId: string; agentId: string; accountId: string; createdAt: string; request: RunRequest; requestId?: unknown };
   try {
     fixed = JSON.parse(hash.run) as typeof fixed;
   } catch {
@@ -70,6 +72,7 @@ export function runFromHash(runId: string, hash: RunHash): Run | undefined {
     updatedAt: new Date(hash.updatedAt),
     request: fixed.request,
     attempts,
+    ...(typeof fixed.requestId === 'string' ? { requestId: fixed.requestId } : {}),
     ...(hash.failureReason !== undefined ? { failureReason: hash.failureReason } : {}),
     ...(hash.progress !== undefined ? { progress: parseOr(hash.progress, progressFrom, corrupt) } : {}),
     ...(hash.output !== undefined ? { output: parseOr(hash.output, (j) => JSON.parse(j) as JsonValue, corrupt) } : {}),

@@ -77,18 +77,19 @@ describe('InMemoryRuns with an InProcessRunWorker', function () {
 });
 
 describe('LogNotifier', function () {
-  it('logs one line with the run id, status and notification_email, and nothing else of the run', async function () {
+  it('logs one line that a notification is due, with the run and request ids and the status, never the address nor anything else of the run', async function () {
     const logger = new RecordingLogger();
     const notifier = new LogNotifier(logger);
     const run = aRun({
       runId: 'run-mail',
       status: 'succeeded',
+      requestId: 'req-mail',
       request: { kind: 'files', files: [{ file_key: 'k', file_name: 'secret-plan.pdf', content_type: 'application/pdf' }], message: 'private text', processTogether: false, backgroundFiles: [], notificationEmail: 'ops@example.com' },
     });
     await notifier.runFinished(run);
     expect(logger.lines).to.have.length(1);
-    expect(logger.lines[0]?.fields).to.deep.equal({ run_id: 'run-mail', status: 'succeeded', notification_email: 'ops@example.com' });
-    expect(JSON.stringify(logger.lines)).to.not.match(/secret-plan|private text/);
+    expect(logger.lines[0]?.fields).to.deep.equal({ run_id: 'run-mail', request_id: 'req-mail', status: 'succeeded', channel: 'email' });
+    expect(logger.text()).to.not.match(/ops@example\.com|secret-plan|private text/);
   });
 
   it('writes nothing for a run without a notification address', async function () {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Logger, RateLimitCharge, RateLimitRule, RateLimitStore } from '@svc/core';
-import { DependencyUnavailableError, silentLogger } from '@svc/core';
+import { DependencyUnavailableError, silentLogger, tracerOf, withSpan } from '@svc/core';
+import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { Redis, type RedisOptions } from 'ioredis';
 import { FlexibleMemoryRateLimitStore } from './flexible-memory-rate-limit-store.js';
 
@@ -50,6 +51,9 @@ return out
 `;
 
 const CONSUME_SHA = createHash('sha1').update(CONSUME_SCRIPT).digest('hex');
+
+/** Attributes of the limiter's Redis client span (OpenTelemetry semantic conventions). */
+const REDIS_SPAN_ATTRIBUTES = Object.freeze({ 'db.system.name': 'redis' });
 
 /**
  * ioredis connection options (host, port, db, username, password, tls, ...). ioredis's
@@ -178,6 +182,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly logger: Logger;
   private readonly insurance: FlexibleMemoryRateLimitStore | undefined;
   private readonly timeoutMs: number;
+  private readonly tracer: Tracer;
   private degraded = false;
   /** Epoch ms before which requests skip Redis (it failed or timed out just now). */
   private skipRedisUntil = 0;
@@ -190,6 +195,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.instanceCount = options.instanceCount ?? 1;
     this.logger = options.logger ?? silentLogger;
     this.timeoutMs = options.operationTimeoutMs ?? DEFAULT_RATE_LIMIT_TIMEOUT_MS;
+    this.tracer = tracerOf('@svc/adapter-ratelimit');
     this.insurance =
       options.insurance === false ? undefined : new FlexibleMemoryRateLimitStore({ limitDivisor: this.instanceCount, keyPrefix: `${this.keyPrefix}insurance` });
   }
@@ -251,7 +257,8 @@ export class RedisRateLimitStore implements RateLimitStore {
       // While failing, one request at a time tries Redis; the others do not queue behind it.
       if (this.degraded) this.skipRedisUntil = now + this.timeoutMs;
       try {
-        const charge = await this.withinBound(this.chargeInRedis(rules));
+        // A client span per script call (EVALSHA, and EVAL after a NOSCRIPT miss).
+        const charge = await withSpan(this.tracer, 'redis rate_limit.charge', REDIS_SPAN_ATTRIBUTES, () => this.withinBound(this.chargeInRedis(rules)), SpanKind.CLIENT);
         this.skipRedisUntil = 0;
         this.leaveOutage();
         return charge;

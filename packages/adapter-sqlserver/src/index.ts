@@ -3,7 +3,7 @@
  * connections), with the egress route and the SQL Server error mapping.
  * Its tests run tedious against the scripted TDS server of `@svc/tds-server` (tools/tds-server).
  */
-export { SqlServerRecordWriter } from './sqlserver-record-writer.js';
+export { SqlServerRecordWriter, type SqlServerPoolStats } from './sqlserver-record-writer.js';
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_POOL_IDLE_TIMEOUT_MS,

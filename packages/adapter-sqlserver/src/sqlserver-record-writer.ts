@@ -3,6 +3,8 @@ import {
   err,
   ok,
   silentLogger,
+  tracerOf,
+  withSpan,
   type EgressRoute,
   type InsertCommand,
   type Logger,
@@ -12,6 +14,7 @@ import {
   type WriteError,
   type WriteOutcome,
 } from '@svc/core';
+import { SpanKind, type Tracer } from '@opentelemetry/api';
 import knex, { type Knex } from 'knex';
 import { Request, type Connection as TediousConnection } from 'tedious';
 import { classify, UnmappedSqlServerError } from './error-mapping.js';
@@ -24,6 +27,13 @@ interface TediousPassThroughOptions {
   readonly localAddress?: string;
 }
 
+// The counts of knex's tarn pool (`pool.client.pool`), which knex's types do not declare.
+interface TarnCounts {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
 // A tedious connection as knex's pool hands it out; knex marks broken ones with this.
 type PooledConnection = TediousConnection & { __knex__disposed?: unknown };
 
@@ -31,6 +41,23 @@ type Outcome = Result<WriteOutcome, WriteError>;
 
 /** tedious `cancelTimeout`, in milliseconds; see `createPool` for why. */
 const CANCEL_TIMEOUT_MS = 1_000;
+
+/**
+ * Connections of one pool (one connection id and route) at one instant, for the pool
+ * gauges of the API server's metrics ({@link SqlServerRecordWriter.poolStats}).
+ */
+export interface SqlServerPoolStats {
+  /** The connection id (lower case). */
+  readonly connectionId: string;
+  /** The route the pool's connections take. */
+  readonly route: EgressRoute;
+  /** Connections lent to a write now. */
+  readonly inUse: number;
+  /** Open connections waiting in the pool. */
+  readonly idle: number;
+  /** Writes waiting for a connection. */
+  readonly pending: number;
+}
 
 const UNAVAILABLE_AFTER_DEADLOCKS = 'The database chose this write as a deadlock victim twice; nothing was written. Retry later.';
 
@@ -68,6 +95,7 @@ export class SqlServerRecordWriter implements RecordWriter {
   private readonly inFlight = new Set<Promise<Outcome>>();
   private closing: Promise<void> | undefined;
   private warnedEgressDefault = false;
+  private readonly tracer: Tracer = tracerOf('@svc/adapter-sqlserver');
 
   /**
    * @param settings - connections, egress source address, timeouts (ms), pool bounds
@@ -114,12 +142,48 @@ export class SqlServerRecordWriter implements RecordWriter {
     return this.closing;
   }
 
+  /**
+   * The connections of every pool opened so far: in use, idle, and writes waiting for
+   * one (tarn's counts, read without I/O). For the pool gauges of the metrics.
+   */
+  poolStats(): SqlServerPoolStats[] {
+    const stats: SqlServerPoolStats[] = [];
+    for (const [key, pool] of this.pools) {
+      const tarn = (pool.client as { pool?: TarnCounts }).pool;
+      if (tarn === undefined) continue;
+      const slash = key.indexOf('/');
+      stats.push({
+        connectionId: key.slice(slash + 1),
+        route: key.slice(0, slash) as EgressRoute,
+        inUse: tarn.numUsed(),
+        idle: tarn.numFree(),
+        pending: tarn.numPendingAcquires(),
+      });
+    }
+    return stats;
+  }
+
   private track(command: InsertCommand, build: () => Statement, isUpdate: boolean): Promise<Outcome> {
-    const task = (async () => {
-      if (this.closing !== undefined) throw new Error('SqlServerRecordWriter is closed');
-      const pool = this.poolFor(command.connection.connectionId, command.route);
-      return this.write(pool, command, build(), isUpdate);
-    })();
+    // A client span per write (attributes: ids and the operation, never SQL text or a host).
+    const attributes = {
+      'db.system.name': 'microsoft.sql_server',
+      'db.operation.name': isUpdate ? 'UPDATE' : 'INSERT',
+      'svc.connection_id': command.connection.connectionId,
+      'svc.route': command.route,
+    };
+    const task = withSpan(
+      this.tracer,
+      isUpdate ? 'sqlserver update' : 'sqlserver insert',
+      attributes,
+      async (span) => {
+        if (this.closing !== undefined) throw new Error('SqlServerRecordWriter is closed');
+        const pool = this.poolFor(command.connection.connectionId, command.route);
+        const outcome = await this.write(pool, command, build(), isUpdate);
+        if (span.isRecording()) span.setAttribute('svc.outcome', outcome.ok ? 'ok' : outcome.error.code);
+        return outcome;
+      },
+      SpanKind.CLIENT,
+    );
     this.inFlight.add(task);
     const untrack = (): void => {
       this.inFlight.delete(task);

@@ -483,6 +483,23 @@ describe('SqlServerRecordWriter (tedious against the scripted TDS server)', func
       for (const { ms } of results) expect(ms).to.be.below(requestTimeoutMs + 500);
     });
 
+    it('poolStats() counts the connections in use, idle, and the writes waiting, per connection and route', async function () {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      server.handler = async (request) => {
+        await gate;
+        return server.emulator.handle(request);
+      };
+      const writer = writers.make(server, { pool: { max: 1 } });
+      expect(writer.poolStats(), 'no pool before the first write').to.deep.equal([]);
+      const writes = [1, 2].map((id) => writer.insert({ connection, entity: orders, values: { id }, route: 'default' }));
+      await eventually(() => writer.poolStats()[0]?.pending === 1, 'the second write to wait for the one connection');
+      expect(writer.poolStats()).to.deep.equal([{ connectionId: CONNECTION_ID, route: 'default', inUse: 1, idle: 0, pending: 1 }]);
+      release();
+      expect((await Promise.all(writes)).every((r) => r.ok)).to.equal(true);
+      expect(writer.poolStats()).to.deep.equal([{ connectionId: CONNECTION_ID, route: 'default', inUse: 0, idle: 1, pending: 0 }]);
+    });
+
     it('closes connections idle for longer than pool.idleTimeoutMs', async function () {
       const writer = writers.make(server, { pool: { idleTimeoutMs: 100 } });
       await writer.insert({ connection, entity: orders, values: { id: 1 }, route: 'default' });

@@ -17,6 +17,9 @@ import type { RunBackend, RunWorker, RunWorkerOptions } from './ports/run-backen
 import type { RunProcessor } from './ports/run-processor.js';
 import type { RunQueue } from './ports/run-queue.js';
 import type { RunStore } from './ports/run-store.js';
+import type { Telemetry } from './ports/telemetry.js';
+import { ObservedRateLimitStore, ObservedRecordWriter, ObservedRunQueue } from './telemetry/observed-ports.js';
+import { CORE_TRACER_NAME, traceExecute, tracerOf } from './telemetry/tracing.js';
 import { Authenticate } from './use-cases/authenticate.js';
 import { apiIndexSettings, DescribeApi, type ApiIndexSettings } from './use-cases/describe-api.js';
 import { GetRun } from './use-cases/get-run.js';
@@ -53,6 +56,12 @@ export interface CorePorts<R extends RunBackend = InMemoryRuns> {
   readonly clock?: Clock;
   /** Run and workflow run ids; default random UUIDs. */
   readonly ids?: IdGenerator;
+  /**
+   * Metrics of rate-limit decisions, runs started, row writes, and (through
+   * `startWorker`) queue waits and finished runs; default: none, and then no port is
+   * wrapped (no cost). Source: docs/decisions.md "Observability".
+   */
+  readonly telemetry?: Telemetry;
 }
 
 /** Settings of {@link createCore}. URLs are absolute; a trailing slash is removed. */
@@ -118,23 +127,33 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
   const credentials = ports.credentials ?? new InMemoryCredentialStore();
   const agents = ports.agents ?? new InMemoryAgentCatalog();
   const connections = ports.connections ?? new InMemoryConnectionCatalog();
-  const writer = ports.recordWriter ?? new InMemoryRecordWriter();
+  const telemetry = ports.telemetry;
+  let writer: RecordWriter = ports.recordWriter ?? new InMemoryRecordWriter();
   // Without a backend R is its default, InMemoryRuns: the cast only restates that.
   const runs = ports.runs ?? (new InMemoryRuns({ clock }) as unknown as R);
-  const rateLimits = new RateLimitPolicy(ports.rateLimitStore ?? new InMemoryRateLimitStore(clock), options.rateLimits, clock);
+  let rateLimitStore: RateLimitStore = ports.rateLimitStore ?? new InMemoryRateLimitStore(clock);
+  let runQueue: RunQueue = ports.runQueue ?? runs.queue;
+  if (telemetry !== undefined) {
+    writer = new ObservedRecordWriter(writer, telemetry);
+    rateLimitStore = new ObservedRateLimitStore(rateLimitStore, telemetry);
+    runQueue = new ObservedRunQueue(runQueue, telemetry);
+  }
+  const rateLimits = new RateLimitPolicy(rateLimitStore, options.rateLimits, clock);
   const baseUrl = options.baseUrl.replace(/\/+$/u, '');
   const index = apiIndexSettings(baseUrl, options.egressUrl ?? baseUrl, { ...options.index, credentialRateLimit: rateLimits.settings.credential });
+  // Each use case's execute runs in a span named after it (no-op without a tracer provider).
+  const tracer = tracerOf(CORE_TRACER_NAME);
   return {
     describeApi: new DescribeApi(index),
-    authenticate: new Authenticate(credentials, clock),
-    insertRecord: new InsertRecord(connections, writer),
-    updateRecord: new UpdateRecord(connections, writer),
-    startRun: new StartRun(agents, ports.runQueue ?? runs.queue, ids, clock, { baseUrl }),
-    getRun: new GetRun(ports.runStore ?? runs.store, { baseUrl }),
+    authenticate: traceExecute(new Authenticate(credentials, clock), 'Authenticate.execute', tracer),
+    insertRecord: traceExecute(new InsertRecord(connections, writer), 'InsertRecord.execute', tracer),
+    updateRecord: traceExecute(new UpdateRecord(connections, writer), 'UpdateRecord.execute', tracer),
+    startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl }), 'StartRun.execute', tracer),
+    getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
     rateLimits,
     runs,
     clock,
-    startWorker: (processor, workerOptions = {}) => runs.startWorker(processor, { clock, ...workerOptions }),
+    startWorker: (processor, workerOptions = {}) => runs.startWorker(processor, { clock, ...(telemetry !== undefined ? { telemetry } : {}), ...workerOptions }),
     close: () => runs.close(),
   };
 }

@@ -18,6 +18,7 @@ export * from './domain/run.js';
 export * from './domain/principal.js';
 export * from './domain/rate-limit.js';
 export * from './domain/limits.js';
+export * from './domain/error-type.js';
 
 export type * from './ports/credential-store.js';
 export type * from './ports/connection-catalog.js';
@@ -32,6 +33,7 @@ export type * from './ports/run-processor.js';
 export type * from './ports/notifier.js';
 export type * from './ports/run-backend.js';
 export * from './ports/logger.js';
+export * from './ports/telemetry.js';
 
 export * from './schemas/common.js';
 export * from './schemas/record-schemas.js';
@@ -50,5 +52,7 @@ export * from './use-cases/get-run.js';
 export * from './use-cases/describe-api.js';
 export * from './use-cases/run-lifecycle.js';
 
+export * from './telemetry/tracing.js';
+export * from './telemetry/observed-ports.js';
 export * from './memory/index.js';
 export * from './core.js';

@@ -20,10 +20,16 @@ export async function tempDir(): Promise<{ path: string; remove(): Promise<void>
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
 
-/** Writes `config` as YAML into `dir` and returns the file's path. */
+/**
+ * Writes `config` as YAML into `dir` and returns the file's path. An object without
+ * `admin_listen` gets `admin_listen: {port: 0, worker_port: 0}`: servers and workers started
+ * at the same time (and other suites on this machine) must not all bind the default
+ * admin ports 9464 and 9465.
+ */
 export async function writeConfig(dir: string, config: unknown, name = 'config.yaml'): Promise<string> {
   const path = join(dir, name);
-  await writeFile(path, typeof config === 'string' ? config : stringify(config));
+  const withAdmin = typeof config === 'object' && config !== null && !('admin_listen' in config) ? { ...config, admin_listen: { port: 0, worker_port: 0 } } : config;
+  await writeFile(path, typeof withAdmin === 'string' ? withAdmin : stringify(withAdmin));
   return path;
 }
 

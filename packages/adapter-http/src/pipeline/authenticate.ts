@@ -21,7 +21,11 @@ export async function authenticate(
 ): Promise<Caller | undefined> {
   const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
   const result = await authenticator.execute({ apiKeys, authorizations, operation });
-  if (result.ok) return { principal: result.value, meter: rateLimits.meterFor(result.value) };
+  if (result.ok) {
+    // For the request's log line and span (pipeline/observe-request.ts).
+    ctx.state['principal'] = result.value;
+    return { principal: result.value, meter: rateLimits.meterFor(result.value), requestId: ctx.state['requestId'] as string };
+  }
   const error = result.error;
   if (error.code === 'insufficient_scope') {
     ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${error.requiredScope ?? ''}"`);

@@ -14,6 +14,8 @@ export interface FixedAnswer {
   /** The `Content-Type` header, as Koa's `ctx.type` setter writes it. */
   readonly contentType: string;
   readonly body: Buffer | string;
+  /** The operation it answers, for the request's log line and metrics (`ctx.state.operation`). */
+  readonly operation?: string;
 }
 
 function etagOf(body: Buffer): string {
@@ -45,6 +47,7 @@ function noneMatch(ctx: Context, etag: string): boolean {
 
 /** Sends a fixed answer: 200 with its body, or 304 without one when `If-None-Match` matches. */
 export function sendFixed(ctx: Context, answer: FixedAnswer): void {
+  if (answer.operation !== undefined) ctx.state['operation'] = answer.operation;
   const res = ctx.res;
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   const response = ctx.response;

@@ -15,7 +15,7 @@ const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
  * and the error's type, never its message (it may hold SQL text).
  * Source: docs/CONTRACT.md "Envelope and errors".
  */
-export function requestContext(logger: Logger): Middleware {
+export function requestContext(logger: Logger, logFields?: (ctx: Context) => Record<string, unknown>): Middleware {
   return async (ctx: Context, next: Next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.request.headers['x-request-id'];
@@ -43,7 +43,8 @@ export function requestContext(logger: Logger): Middleware {
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
-        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 100) / 100 },
+        // logFields: operation, account and credential ids, client address (pipeline/observe-request.ts).
+        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 100) / 100, ...logFields?.(ctx) },
         'request',
       );
     }

@@ -65,6 +65,8 @@ export interface AppOptions {
   readonly deprecations?: HttpAppSettings['deprecations'];
   /** Replace some use cases (e.g. one that throws). */
   readonly override?: (world: World) => Partial<HttpUseCases>;
+  /** More settings of both apps (telemetry, CORS origins, trusted proxies). */
+  readonly settings?: Partial<HttpAppSettings>;
 }
 
 /** Both apps listening on loopback. */
@@ -144,6 +146,7 @@ export async function startApps(options: AppOptions = {}): Promise<RunningApps> 
     logger,
     ...(options.bodyLimitBytes !== undefined ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     ...(options.deprecations !== undefined ? { deprecations: options.deprecations } : {}),
+    ...options.settings,
   };
   const main = createServer(createHttpApp(useCases, settings).callback());
   const egress = createServer(createEgressApp(useCases, settings).callback());

@@ -59,6 +59,13 @@ export interface Run {
   readonly progress?: RunProgress;
   /** What the processor returned with success: a JSON value, at most {@link MAX_RUN_OUTPUT_BYTES} as JSON. */
   readonly output?: JsonValue;
+  /**
+   * Id of the request that started the run (its `X-Request-Id`), so that the run's log
+   * lines lead back to it; absent for a run started in process without one. Kept by
+   * every run store; never shown in the public run view. Source: docs/decisions.md
+   * "Observability".
+   */
+  readonly requestId?: string;
 }
 
 /** A JSON value: what a run's `output` may hold. Source: RFC 8259. */

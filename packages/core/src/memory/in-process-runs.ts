@@ -93,6 +93,7 @@ export class InProcessRunWorker implements RunWorker {
       processor,
       logger: this.logger,
       ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
+      ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
       clock: this.clock,
     });
     this.stopped = new Promise((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -193,6 +194,14 @@ export class InMemoryRuns implements RunBackend {
     const worker = new InProcessRunWorker(this.queue, this.store, processor, options).start();
     this.workers.push(worker);
     return Promise.resolve(worker);
+  }
+
+  /**
+   * Runs waiting in the queue to be taken (not those an in-process worker holds for a
+   * retry's backoff: they are in progress). Never rejects.
+   */
+  queueDepth(): Promise<number> {
+    return Promise.resolve(this.queue.size);
   }
 
   /**

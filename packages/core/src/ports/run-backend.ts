@@ -4,6 +4,7 @@ import type { Notifier } from './notifier.js';
 import type { RunProcessor } from './run-processor.js';
 import type { RunQueue } from './run-queue.js';
 import type { RunStore } from './run-store.js';
+import type { Telemetry } from './telemetry.js';
 
 /** Settings of a worker that every implementation shares. */
 export interface RunWorkerOptions {
@@ -15,6 +16,8 @@ export interface RunWorkerOptions {
   readonly clock?: Clock;
   /** Runs processed at the same time by this worker; default 1. */
   readonly concurrency?: number;
+  /** Told of each run's queue wait and final status (core `RunLifecycle`); default: nobody. */
+  readonly telemetry?: Telemetry;
 }
 
 /** What a bounded close of a worker left undone. */
@@ -75,4 +78,11 @@ export interface RunBackend {
    * bounds the wait reports the runs it abandoned.
    */
   close(): Promise<RunWorkerCloseReport | void>;
+  /**
+   * How many runs wait to be taken by a worker now (queued, including those waiting for
+   * a retry's backoff where the queue holds them), for the queue depth metric. Optional:
+   * a backend that cannot tell leaves it out.
+   * @throws when the backend is unreachable (the caller reports no value).
+   */
+  queueDepth?(): Promise<number>;
 }

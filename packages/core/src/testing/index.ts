@@ -12,6 +12,7 @@ export * from './run-queue-contract.js';
 export * from './run-store-contract.js';
 export * from './run-lifecycle-contract.js';
 export * from './recording-logger.js';
+export * from './recording-telemetry.js';
 export * from './eventually.js';
 export * from './run-driver.js';
 export * from './failing-fakes.js';

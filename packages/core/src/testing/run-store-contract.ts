@@ -62,6 +62,7 @@ export function runStoreContract(name: string, makeHarness: () => Promise<RunSto
         failureReason: 'The file could not be read.',
         updatedAt: new Date('2026-01-01T00:01:00.123Z'),
         request: { kind: 'files', files: [{ file_key: 'k', file_name: 'n.pdf', content_type: 'application/pdf' }], message: 'm', processTogether: true, backgroundFiles: [], notificationEmail: 'a@example.com' },
+        requestId: 'req-contract-1',
       });
       assert.deepEqual(await h.store.get(run.runId), run);
       const replaced: Run = { ...aRun({ runId: run.runId }), status: 'running', attempts: 1 };
@@ -72,7 +73,7 @@ export function runStoreContract(name: string, makeHarness: () => Promise<RunSto
     });
 
     it('queued → running: applies, stamps updatedAt, counts one attempt, changes nothing else', async function () {
-      const run = await given({ status: 'queued', attempts: 0 });
+      const run = await given({ status: 'queued', attempts: 0, requestId: 'req-contract-2' });
       const at = new Date('2026-01-01T00:00:05.000Z');
       const outcome = await h.store.transition(run.runId, { to: 'running', at, countAttempt: true });
       const expected: Run = { ...run, status: 'running', updatedAt: at, attempts: 1 };

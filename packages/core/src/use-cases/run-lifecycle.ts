@@ -1,10 +1,14 @@
 import { RunFailedError } from '../domain/errors.js';
+import { errorTypeOf } from '../domain/error-type.js';
 import { checkOutput, checkProgress, type JsonValue, type Run, type RunStatus } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { ProgressReport, RunProcessingContext, RunProcessingResult, RunProcessor } from '../ports/run-processor.js';
 import type { RunStore } from '../ports/run-store.js';
+import { noopTelemetry, type Telemetry } from '../ports/telemetry.js';
+import { CORE_TRACER_NAME, tracerOf, withSpan } from '../telemetry/tracing.js';
+import type { Tracer } from '@opentelemetry/api';
 import { SystemClock } from '../memory/system-clock.js';
 
 /** What one processing attempt of a run ({@link RunLifecycle.attempt}) came to. */
@@ -45,6 +49,8 @@ export interface RunLifecycleOptions {
   readonly logger?: Logger;
   /** Stamps `updatedAt` of every change and progress report; default the system clock. */
   readonly clock?: Clock;
+  /** Told of each run's queue wait and final status; default: nobody (`noopTelemetry`). */
+  readonly telemetry?: Telemetry;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -72,27 +78,43 @@ export class RunLifecycle {
   private readonly notifier: Notifier | undefined;
   private readonly logger: Logger;
   private readonly clock: Clock;
+  private readonly telemetry: Telemetry;
+  private readonly tracer: Tracer;
 
-  /** @param options - store, processor, and optional notifier, logger and clock. */
+  /** @param options - store, processor, and optional notifier, logger, clock and telemetry. */
   constructor(options: RunLifecycleOptions) {
     this.store = options.store;
     this.processor = options.processor;
     this.notifier = options.notifier;
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? new SystemClock();
+    this.telemetry = options.telemetry ?? noopTelemetry;
+    this.tracer = tracerOf(CORE_TRACER_NAME);
   }
 
   /**
-   * Runs one processing attempt of `runId`.
+   * Runs one processing attempt of `runId`, in a span `RunLifecycle.attempt` (attributes
+   * `svc.run_id`, `svc.attempt_outcome`). The first attempt of a run reports its queue
+   * wait ({@link Telemetry.runWaited}).
    * @throws when the store is unreachable (the caller's queue retries the attempt later).
    */
-  async attempt(runId: string, options: AttemptOptions): Promise<AttemptOutcome> {
-    const started = await this.store.transition(runId, { to: 'running', at: this.clock.now(), countAttempt: true });
+  attempt(runId: string, options: AttemptOptions): Promise<AttemptOutcome> {
+    return withSpan(this.tracer, 'RunLifecycle.attempt', { 'svc.run_id': runId }, async (span) => {
+      const outcome = await this.attemptOnce(runId, options);
+      if (span.isRecording()) span.setAttribute('svc.attempt_outcome', outcome.kind);
+      return outcome;
+    });
+  }
+
+  private async attemptOnce(runId: string, options: AttemptOptions): Promise<AttemptOutcome> {
+    const at = this.clock.now();
+    const started = await this.store.transition(runId, { to: 'running', at, countAttempt: true });
     if (!started.applied) {
-      this.logger.warn({ run_id: runId, status: started.run?.status ?? null }, 'run not started: missing or already final');
+      this.logger.warn({ run_id: runId, ...requestIdOf(started.run), status: started.run?.status ?? null }, 'run not started: missing or already final');
       return { kind: 'skipped', status: started.run?.status };
     }
     const run = started.run;
+    if (run.attempts === 1) this.telemetry.runWaited(Math.max(0, at.getTime() - run.createdAt.getTime()) / 1000);
     const signal = options.signal ?? NEVER_ABORTED;
     const context: RunProcessingContext = {
       signal,
@@ -128,12 +150,12 @@ export class RunLifecycle {
     const runId = run.runId;
     const failure = error instanceof RunFailedError ? error : undefined;
     if (signal.aborted && failure === undefined) {
-      this.logger.warn({ run_id: runId, attempt: run.attempts }, 'run attempt interrupted: the worker is stopping');
+      this.logger.warn({ run_id: runId, ...requestIdOf(run), attempt: run.attempts }, 'run attempt interrupted: the worker is stopping');
       await this.store.transition(runId, { to: 'queued', at: this.clock.now() });
       return { kind: 'interrupted' };
     }
     const retryable = failure?.retryable ?? true;
-    this.logger.warn({ run_id: runId, attempt: run.attempts, error_type: errorTypeOf(error), retryable, last_attempt: lastAttempt }, 'run attempt failed');
+    this.logger.warn({ run_id: runId, ...requestIdOf(run), attempt: run.attempts, error_type: errorTypeOf(error), retryable, last_attempt: lastAttempt }, 'run attempt failed');
     if (lastAttempt || !retryable) {
       // A thrown text may carry internals; only a RunFailedError's reason is written for the API.
       const reason = failure?.reason ?? `Processing failed after ${run.attempts} attempt${run.attempts === 1 ? '' : 's'}.`;
@@ -154,7 +176,8 @@ export class RunLifecycle {
   async finish(runId: string, to: 'succeeded' | 'failed', details: { readonly failureReason?: string; readonly output?: JsonValue } = {}): Promise<boolean> {
     const outcome = await this.store.transition(runId, { to, at: this.clock.now(), ...details });
     if (!outcome.applied) return false;
-    this.logger.info({ run_id: runId, status: to, attempts: outcome.run.attempts }, 'run finished');
+    this.telemetry.runFinished(to);
+    this.logger.info({ run_id: runId, ...requestIdOf(outcome.run), status: to, attempts: outcome.run.attempts }, 'run finished');
     await this.notify(outcome.run);
     return true;
   }
@@ -164,19 +187,17 @@ export class RunLifecycle {
     try {
       await this.notifier.runFinished(run);
     } catch (error) {
-      this.logger.warn({ run_id: run.runId, error_type: errorTypeOf(error) }, 'run notification failed');
+      this.logger.warn({ run_id: run.runId, ...requestIdOf(run), error_type: errorTypeOf(error) }, 'run notification failed');
     }
   }
 }
 
+export { errorTypeOf };
+
 /**
- * An error's code or class name for a log line's `error_type`, e.g. `Error:ECONNREFUSED`:
- * never its message, which may carry a host name or data (core `Logger` contract).
+ * `{request_id}` of the request that started `run`, for its log lines; empty when the run
+ * has none (started in process, or before request ids were stored).
  */
-export function errorTypeOf(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? `${error.name}:${code}` : error.name;
-  }
-  return typeof error;
+function requestIdOf(run: Run | undefined): { request_id?: string } {
+  return run?.requestId !== undefined ? { request_id: run.requestId } : {};
 }

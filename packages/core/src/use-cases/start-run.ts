@@ -21,6 +21,8 @@ export interface StartRunInput {
   readonly agentId: string;
   /** The run request: a typed body, or the unvalidated body of a wire door ({@link WireBody}); validated either way. */
   readonly body: StartRunBody | WireBody;
+  /** Id of the request that starts the run (HTTP `X-Request-Id`), stored as the run's `requestId` for its log lines. */
+  readonly requestId?: string;
 }
 
 /** The run-start result, as on the wire. Source: docs/api-spec.md "Run-start result". */
@@ -108,6 +110,7 @@ export class StartRun {
       updatedAt: now,
       request,
       attempts: 0,
+      ...(input.requestId !== undefined ? { requestId: input.requestId } : {}),
     };
     await this.queue.enqueue(run);
     return ok({

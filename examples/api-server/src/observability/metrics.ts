@@ -1,0 +1,178 @@
+import type { SqlServerPoolStats } from '@svc/adapter-sqlserver';
+import type { FinishedRunStatus, Logger, RateLimitOutcome, RateLimitScope, RecordWriteOutcome, Telemetry } from '@svc/core';
+import { errorTypeOf, silentLogger } from '@svc/core';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Where the gauges read at each scrape come from (all optional). */
+export interface MetricSources {
+  /** Runs waiting to be taken (core `RunBackend.queueDepth`). */
+  readonly queueDepth?: () => Promise<number>;
+  /** The SQL Server pools (adapter-sqlserver `SqlServerRecordWriter.poolStats`). */
+  readonly poolStats?: () => readonly SqlServerPoolStats[];
+  /** The readiness checks of `/readyz`, each reported as `svc_dependency_up{dependency}` 1 or 0. */
+  readonly readiness?: Readonly<Record<string, () => Promise<boolean>>>;
+  /** Where a failing gauge read is logged (its error type only). */
+  readonly logger?: Logger;
+}
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
+/** `2xx` for 204; statuses outside 100..599 count as `5xx` (Koa never sends one). */
+function statusClassIndex(status: number): number {
+  const i = Math.floor(status / 100) - 1;
+  return i >= 0 && i < STATUS_CLASSES.length ? i : 4;
+}
+
+/** The children of one operation's request metrics, per status class. */
+interface RequestChildren {
+  readonly counters: (Counter.Internal | undefined)[];
+  readonly histograms: (Histogram.Internal<string> | undefined)[];
+}
+
+/**
+ * The core's {@link Telemetry} on prom-client, in a registry of its own (one per server,
+ * so that two servers in one process never share a series). Metric names, labels and
+ * buckets: docs/decisions.md "Observability". Per-request cost: one Map lookup and two
+ * increments; prom-client's `labels(...)` children are made once per label set and kept
+ * (their label values are bounded: operationIds, status classes, scopes, statuses,
+ * configured connection ids). Gauges (queue depth, pools, dependencies) are read at each
+ * scrape from {@link MetricSources}.
+ */
+export class PrometheusTelemetry implements Telemetry {
+  /** The registry `/metrics` renders. */
+  readonly registry = new Registry();
+  private readonly requests: Counter<'operation' | 'status_class'>;
+  private readonly requestDuration: Histogram<'operation' | 'status_class'>;
+  private readonly rateLimits: Counter<'scope' | 'outcome'>;
+  private readonly runsStarted: Counter;
+  private readonly runsFinished: Counter<'status'>;
+  private readonly queueWait: Histogram;
+  private readonly writeDuration: Histogram<'connection_id' | 'outcome'>;
+  private readonly byOperation = new Map<string, RequestChildren>();
+  private readonly rateLimitChildren = new Map<string, Counter.Internal>();
+  private readonly finishedChildren = new Map<string, Counter.Internal>();
+  private readonly writeChildren = new Map<string, Histogram.Internal<string>>();
+
+  /** @param sources - what the scrape-time gauges read; see {@link MetricSources}. */
+  constructor(sources: MetricSources = {}) {
+    const registers = [this.registry];
+    const logger = sources.logger ?? silentLogger;
+    this.requests = new Counter({ name: 'svc_http_requests_total', help: 'Requests answered, by operation (operationId; unmatched: no route) and status class.', labelNames: ['operation', 'status_class'], registers });
+    this.requestDuration = new Histogram({
+      name: 'svc_http_request_duration_seconds',
+      help: 'Time from the first middleware to the end of the answer, in seconds, by operation and status class.',
+      labelNames: ['operation', 'status_class'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.rateLimits = new Counter({ name: 'svc_rate_limit_decisions_total', help: 'Rate-limit windows checked, by scope (credential, agent) and outcome (allowed, refused).', labelNames: ['scope', 'outcome'], registers });
+    this.runsStarted = new Counter({ name: 'svc_runs_started_total', help: 'Runs accepted (answered 202) and queued.', registers });
+    this.runsFinished = new Counter({ name: 'svc_runs_finished_total', help: 'Runs that reached a final status, by status.', labelNames: ['status'], registers });
+    this.queueWait = new Histogram({
+      name: 'svc_run_queue_wait_seconds',
+      help: 'Time from a run being accepted to its first attempt, in seconds.',
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
+      registers,
+    });
+    this.writeDuration = new Histogram({
+      name: 'svc_record_write_duration_seconds',
+      help: 'Row writes, by connection id and outcome (ok or the error code), in seconds: pool wait, round trip and retry included.',
+      labelNames: ['connection_id', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    new Gauge({
+      name: 'svc_run_queue_depth',
+      help: 'Runs waiting to be taken by a worker, read at the scrape.',
+      registers,
+      async collect() {
+        if (sources.queueDepth === undefined) return;
+        try {
+          this.set(await sources.queueDepth());
+        } catch (error) {
+          // A lost queue answers nothing: the series is left out rather than show a stale value.
+          this.reset();
+          logger.warn({ component: 'metrics', gauge: 'svc_run_queue_depth', error_type: errorTypeOf(error) }, 'metric source failed');
+        }
+      },
+    });
+    new Gauge({
+      name: 'svc_sqlserver_pool_connections',
+      help: 'Connections of each SQL Server pool, by connection id, route and state (in_use, idle), read at the scrape.',
+      labelNames: ['connection_id', 'route', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const pool of sources.poolStats?.() ?? []) {
+          this.labels(pool.connectionId, pool.route, 'in_use').set(pool.inUse);
+          this.labels(pool.connectionId, pool.route, 'idle').set(pool.idle);
+        }
+      },
+    });
+    new Gauge({
+      name: 'svc_sqlserver_pool_waiting_writes',
+      help: 'Writes waiting for a connection of each SQL Server pool, read at the scrape.',
+      labelNames: ['connection_id', 'route'],
+      registers,
+      collect() {
+        this.reset();
+        for (const pool of sources.poolStats?.() ?? []) this.labels(pool.connectionId, pool.route).set(pool.pending);
+      },
+    });
+    new Gauge({
+      name: 'svc_dependency_up',
+      help: "1 when a dependency answers its readiness check (/readyz's), else 0, read at the scrape.",
+      labelNames: ['dependency'],
+      registers,
+      async collect() {
+        const checks = Object.entries(sources.readiness ?? {});
+        const up = await Promise.all(checks.map(([, check]) => check().catch(() => false)));
+        checks.forEach(([name], i) => this.labels(name).set(up[i] === true ? 1 : 0));
+      },
+    });
+    // process_* and nodejs_* (CPU, memory, event loop lag, GC), prom-client's defaults.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  requestFinished(operation: string, status: number, durationSeconds: number): void {
+    let children = this.byOperation.get(operation);
+    if (children === undefined) this.byOperation.set(operation, (children = { counters: [], histograms: [] }));
+    const i = statusClassIndex(status);
+    const statusClass = STATUS_CLASSES[i] as string;
+    (children.counters[i] ??= this.requests.labels(operation, statusClass)).inc();
+    (children.histograms[i] ??= this.requestDuration.labels(operation, statusClass)).observe(durationSeconds);
+  }
+
+  rateLimitDecision(scope: RateLimitScope, outcome: RateLimitOutcome): void {
+    const key = `${scope}|${outcome}`;
+    let child = this.rateLimitChildren.get(key);
+    if (child === undefined) this.rateLimitChildren.set(key, (child = this.rateLimits.labels(scope, outcome)));
+    child.inc();
+  }
+
+  runStarted(): void {
+    this.runsStarted.inc();
+  }
+
+  runFinished(status: FinishedRunStatus): void {
+    let child = this.finishedChildren.get(status);
+    if (child === undefined) this.finishedChildren.set(status, (child = this.runsFinished.labels(status)));
+    child.inc();
+  }
+
+  runWaited(waitSeconds: number): void {
+    this.queueWait.observe(waitSeconds);
+  }
+
+  recordWrite(connectionId: string, outcome: RecordWriteOutcome, durationSeconds: number): void {
+    const key = `${connectionId}|${outcome}`;
+    let child = this.writeChildren.get(key);
+    if (child === undefined) this.writeChildren.set(key, (child = this.writeDuration.labels(connectionId, outcome)));
+    child.observe(durationSeconds);
+  }
+
+  /** The exposition of every metric (Prometheus text format 0.0.4), for `GET /metrics`. */
+  async metrics(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
