@@ -25,6 +25,12 @@ import { checkSchemaName, DEFAULT_CATALOG_SCHEMA } from './schema.js';
 export interface PostgresCatalogOptions {
   /** The catalog database (never logged). */
   readonly connection: PostgresConnection;
+  /**
+   * Where the LISTEN connection goes, when not to `connection`: LISTEN needs a session of
+   * its own, which a pooler in transaction mode (PgBouncer) does not keep, so point it at
+   * the server itself there. Default: `connection`.
+   */
+  readonly listenConnection?: PostgresConnection;
   /** Schema of the catalog (made by {@link migrateCatalog}). Default `svc`. */
   readonly schema?: string;
   /**
@@ -201,7 +207,7 @@ export class PostgresCatalog {
       cacheOptions === undefined
         ? undefined
         : new ChangeListener({
-            connection: options.connection,
+            connection: options.listenConnection ?? options.connection,
             schema,
             timeoutMs,
             heartbeatMs,
