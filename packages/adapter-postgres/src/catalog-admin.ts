@@ -1,31 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, sha256Hex, SUPPORTED_SCOPES, type CredentialKind, type StoredCredential } from '@svc/core';
-import type { Knex } from 'knex';
-import {
-  catalogUnavailable,
-  CatalogDuplicateError,
-  CatalogInUseError,
-  CatalogInvalidError,
-  CatalogNotFoundError,
-  isCatalogUnavailable,
-  type CatalogEntity,
-  type CatalogOwner,
-} from './errors.js';
-import type { CatalogContext } from './postgres-catalog.js';
-import {
-  agentOf,
-  connectionRecordOf,
-  credentialOf,
-  type AccountRecord,
-  type AgentRow,
-  type CatalogAgent,
-  type ConnectionRecord,
-  type ConnectionRow,
-  type CredentialRecord,
-  type CredentialRow,
-  type IssuedSecret,
-} from './records.js';
-import { newSecret } from './secrets.js';
+import type { StoredCredential } from '@svc/core';
+import type { AccountRecord, CatalogAgent, ConnectionRecord, CredentialRecord, IssuedSecret } from './records.js';
 
 /** Input of {@link CatalogAdmin.createApiKey}. */
 export interface NewApiKey {
@@ -101,223 +75,60 @@ export interface AccountFilter {
   readonly accountId?: string;
 }
 
-// Ids appear in URL paths, log lines and CLI output: printable, no path or query delimiters.
-const ID = /^[^/?#\s\p{Cc}]{1,128}$/u;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/u;
-const DIGEST = /^[0-9a-f]{64}$/u;
-
-function checkId(field: string, id: string): string {
-  if (!ID.test(id)) throw new CatalogInvalidError(field, 'must be 1..128 characters without /, ?, #, whitespace or control characters');
-  return id;
-}
-
-function generatedId(prefix: string): string {
-  return `${prefix}${randomBytes(12).toString('base64url')}`;
-}
-
-function checkText(field: string, value: string | undefined, max: number): void {
-  if (value !== undefined && (value.length === 0 || value.length > max)) throw new CatalogInvalidError(field, `must be 1..${max} characters`);
-}
-
-function checkScopes(scopes: readonly string[]): string[] {
-  const known = new Set<string>(SUPPORTED_SCOPES);
-  const unique = [...new Set(scopes)];
-  if (unique.length === 0) throw new CatalogInvalidError('scopes', `must name at least one of ${SUPPORTED_SCOPES.join(', ')}`);
-  const unknown = unique.filter((s) => !known.has(s));
-  if (unknown.length > 0) throw new CatalogInvalidError('scopes', `unknown scope(s) ${unknown.join(', ')}; supported: ${SUPPORTED_SCOPES.join(', ')}`);
-  return unique;
-}
-
-/** The kind of a credential as the catalog's errors name it. */
-function entityOfKind(kind: CredentialKind): CatalogEntity {
-  return kind === 'api_key' ? 'api_key' : 'access_token';
-}
-
-/** `23505` unique_violation, `23503` foreign_key_violation, `23514` check_violation. */
-interface PgError {
-  readonly code?: string;
-  readonly constraint?: string;
-}
-
 /**
- * The administration of a {@link PostgresCatalog}: the operations of the admin CLI
- * (`accounts | keys | tokens | agents | connections`). Every change is one transaction;
- * every statement is bounded by the catalog's `timeoutMs` (pg `statement_timeout` and
- * `query_timeout`); the change reaches every instance's cache through the triggers'
- * NOTIFY, and this process's at once.
+ * The administration of a `PostgresCatalog` (`catalog.admin`): the operations of the
+ * admin CLI (`accounts | keys | tokens | agents | connections`). Every change is one
+ * transaction; every statement is bounded by the catalog's `timeoutMs` (pg
+ * `statement_timeout` and `query_timeout`); the change reaches every instance's cache
+ * through the triggers' NOTIFY, and this process's cache at once.
  *
  * Ids of accounts, API keys, access tokens, agents and connections are unique across the
  * whole catalog, and so are credential digests: a duplicate is refused with
- * {@link CatalogDuplicateError} naming the entry and account that hold it (docs/CONTRACT.md
+ * `CatalogDuplicateError` naming the entry and account that hold it (docs/CONTRACT.md
  * "Isolation between accounts"). Secrets are returned once by the calls that mint them;
  * only their SHA-256 digests are stored.
  *
  * Every method may also reject with the core's `DependencyUnavailableError('catalog')`
  * when the database cannot be reached or does not answer in time.
  */
-export class CatalogAdmin {
-  /** @internal Made by `PostgresCatalog.open`. */
-  constructor(private readonly context: CatalogContext) {}
-
-  private table(db: Knex | Knex.Transaction, name: string): Knex.QueryBuilder {
-    return db.withSchema(this.context.schema).from(name);
-  }
-
-  /** Runs a change in a transaction, maps the database's refusals, and forgets the local cache after it. */
-  private async change<T>(work: (trx: Knex.Transaction) => Promise<T>, duplicate?: { id?: string; digest?: string }): Promise<T> {
-    try {
-      const result = await this.context.db.transaction(work);
-      this.context.changed();
-      return result;
-    } catch (error) {
-      throw await this.mapError(error, duplicate);
-    }
-  }
-
-  private async read<T>(work: (db: Knex) => Promise<T>): Promise<T> {
-    try {
-      return await work(this.context.db);
-    } catch (error) {
-      throw await this.mapError(error, undefined);
-    }
-  }
-
-  private async mapError(error: unknown, duplicate: { id?: string; digest?: string } | undefined): Promise<unknown> {
-    if (isCatalogUnavailable(error)) return catalogUnavailable(error);
-    const { code, constraint } = (error ?? {}) as PgError;
-    if (code === '23505' && duplicate !== undefined) {
-      if (constraint === 'credentials_sha256_key' && duplicate.digest !== undefined) {
-        return new CatalogDuplicateError('digest', duplicate.digest, await this.ownerOfDigest(duplicate.digest));
-      }
-      if (duplicate.id !== undefined) return new CatalogDuplicateError('id', duplicate.id, await this.ownerOfId(duplicate.id));
-    }
-    return error;
-  }
-
-  private async ownerOfId(id: string): Promise<CatalogOwner | undefined> {
-    try {
-      const row = (await this.table(this.context.db, 'catalog_ids').where({ id }).first()) as { entity: string; account_id: string } | undefined;
-      if (row === undefined) return undefined;
-      let entity: CatalogEntity = row.entity === 'credential' ? 'api_key' : (row.entity as CatalogEntity);
-      if (row.entity === 'credential') {
-        const credential = (await this.table(this.context.db, 'credentials').where({ id }).first('kind')) as { kind: CredentialKind } | undefined;
-        entity = entityOfKind(credential?.kind ?? 'api_key');
-      }
-      return { entity, id, accountId: row.account_id };
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async ownerOfDigest(digest: string): Promise<CatalogOwner | undefined> {
-    try {
-      const row = (await this.table(this.context.db, 'credentials').where({ sha256: digest }).first('id', 'kind', 'account_id')) as
-        | { id: string; kind: CredentialKind; account_id: string }
-        | undefined;
-      return row === undefined ? undefined : { entity: entityOfKind(row.kind), id: row.id, accountId: row.account_id };
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async requireAccount(trx: Knex.Transaction, accountId: string): Promise<void> {
-    const row = await this.table(trx, 'accounts').where({ id: accountId }).forShare().first('id');
-    if (row === undefined) throw new CatalogNotFoundError('account', accountId);
-  }
-
-  // ----- accounts -----
-
+export interface CatalogAdmin {
   /**
    * Adds an account.
    * @param accountId - its id (unique across the catalog). Default `acct_` + 16 random base64url characters.
    * @throws CatalogDuplicateError when the id is taken; CatalogInvalidError for a bad id.
    */
-  async addAccount(accountId: string = generatedId('acct_')): Promise<AccountRecord> {
-    checkId('accountId', accountId);
-    return this.change(
-      async (trx) => {
-        const [row] = (await this.table(trx, 'accounts').insert({ id: accountId }).returning(['id', 'created_at'])) as { id: string; created_at: Date }[];
-        return { accountId: row?.id ?? accountId, createdAt: row?.created_at ?? new Date() };
-      },
-      { id: accountId },
-    );
-  }
-
+  addAccount(accountId?: string): Promise<AccountRecord>;
   /** Every account, oldest first. */
-  listAccounts(): Promise<AccountRecord[]> {
-    return this.read(async (db) => {
-      const rows = (await this.table(db, 'accounts').select('id', 'created_at').orderBy([{ column: 'created_at' }, { column: 'id' }])) as { id: string; created_at: Date }[];
-      return rows.map((r) => ({ accountId: r.id, createdAt: r.created_at }));
-    });
-  }
-
+  listAccounts(): Promise<AccountRecord[]>;
   /**
    * Removes an account. Without `cascade` it refuses while the account owns agents,
    * connections or live credentials (its revoked credentials go with it); with `cascade`
    * everything the account owns is removed with it, in one transaction.
-   *
    * @throws CatalogNotFoundError for an unknown account; CatalogInUseError when it owns
    *   things and `cascade` is not set.
    */
-  async removeAccount(accountId: string, options: { readonly cascade?: boolean } = {}): Promise<RemovedAccount> {
-    return this.change(async (trx) => {
-      const account = await this.table(trx, 'accounts').where({ id: accountId }).forUpdate().first('id');
-      if (account === undefined) throw new CatalogNotFoundError('account', accountId);
-      const count = async (table: string, live = false): Promise<number> => {
-        const query = this.table(trx, table).where({ account_id: accountId });
-        if (live) query.whereNull('revoked_at');
-        const [row] = (await query.count({ n: '*' })) as { n: string | number }[];
-        return Number(row?.n ?? 0);
-      };
-      const owned = { credentials: await count('credentials', true), agents: await count('agents'), connections: await count('connections') };
-      if (options.cascade !== true && owned.credentials + owned.agents + owned.connections > 0) throw new CatalogInUseError(accountId, owned);
-      const removed = {
-        credentials: await this.table(trx, 'credentials').where({ account_id: accountId }).delete(),
-        agents: await this.table(trx, 'agents').where({ account_id: accountId }).delete(),
-        connections: await this.table(trx, 'connections').where({ account_id: accountId }).delete(),
-      };
-      await this.table(trx, 'accounts').where({ id: accountId }).delete();
-      return { accountId, removed };
-    });
-  }
-
-  // ----- credentials -----
-
-  private async insertCredential(
-    values: { id: string; accountId: string; kind: CredentialKind; sha256: string; scopes: readonly string[]; expiresAt?: Date },
-  ): Promise<CredentialRecord> {
-    return this.change(
-      async (trx) => {
-        await this.requireAccount(trx, values.accountId);
-        const [row] = (await this.table(trx, 'credentials')
-          .insert({
-            id: values.id,
-            account_id: values.accountId,
-            kind: values.kind,
-            sha256: values.sha256,
-            scopes: [...values.scopes],
-            expires_at: values.expiresAt ?? null,
-          })
-          .returning('*')) as CredentialRow[];
-        if (row === undefined) throw new Error('insert returned no row');
-        return credentialOf(row);
-      },
-      { id: values.id, digest: values.sha256 },
-    );
-  }
+  removeAccount(accountId: string, options?: { readonly cascade?: boolean }): Promise<RemovedAccount>;
 
   /**
    * Mints an API key for an account: the secret (`svc-` + 43 base64url characters, 32
    * random bytes) is returned once; only its SHA-256 digest is stored.
    * @throws CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id is taken.
    */
-  async createApiKey(input: NewApiKey): Promise<IssuedSecret> {
-    const id = checkId('id', input.id ?? generatedId('key_'));
-    const secret = newSecret(API_KEY_PREFIX);
-    const credential = await this.insertCredential({ id, accountId: input.accountId, kind: 'api_key', sha256: sha256Hex(secret), scopes: [] });
-    return { credential, secret };
-  }
+  createApiKey(input: NewApiKey): Promise<IssuedSecret>;
+  /** API keys (live and revoked, with `revokedAt`), by account then age: ids and digests, never secrets. */
+  listApiKeys(filter?: AccountFilter): Promise<CredentialRecord[]>;
+  /**
+   * Revokes an API key: from then on its secret is refused on every instance (within a
+   * second). Revoking a revoked key changes nothing and returns it.
+   * @throws CatalogNotFoundError when no API key has that id.
+   */
+  revokeApiKey(id: string): Promise<CredentialRecord>;
+  /**
+   * Gives a live API key a new secret under the same id (its rate-limit windows and log
+   * identity stay); the old secret stops working. The new secret is returned once.
+   * @throws CatalogNotFoundError when no API key has that id; CatalogInvalidError when it is revoked.
+   */
+  rotateApiKey(id: string): Promise<IssuedSecret>;
 
   /**
    * Mints an OAuth access token for an account: the secret (`svcpt_` + 43 base64url
@@ -325,231 +136,47 @@ export class CatalogAdmin {
    * @throws CatalogInvalidError for no scope, an unknown scope or an expiry not in the
    *   future; CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id is taken.
    */
-  async createAccessToken(input: NewAccessToken): Promise<IssuedSecret> {
-    const id = checkId('id', input.id ?? generatedId('tok_'));
-    const scopes = checkScopes(input.scopes);
-    if (input.expiresAt !== undefined && !(input.expiresAt.getTime() > Date.now())) throw new CatalogInvalidError('expiresAt', 'must be a date in the future');
-    const secret = newSecret(ACCESS_TOKEN_PREFIX);
-    const credential = await this.insertCredential({
-      id,
-      accountId: input.accountId,
-      kind: 'oauth',
-      sha256: sha256Hex(secret),
-      scopes,
-      ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
-    });
-    return { credential, secret };
-  }
-
-  /**
-   * Stores a credential known by its digest only (e.g. moved from the YAML configuration,
-   * which holds digests): as given, an expiry in the past included.
-   * @throws CatalogInvalidError for a malformed digest or an unknown scope;
-   *   CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id or the
-   *   digest is taken.
-   */
-  async importCredential(credential: StoredCredential): Promise<CredentialRecord> {
-    checkId('credentialId', credential.credentialId);
-    const sha256 = credential.sha256.toLowerCase();
-    if (!DIGEST.test(sha256)) throw new CatalogInvalidError('sha256', 'must be 64 hexadecimal characters (a SHA-256 digest)');
-    if (credential.kind !== 'api_key' && credential.kind !== 'oauth') throw new CatalogInvalidError('kind', 'must be api_key or oauth');
-    const scopes = credential.kind === 'oauth' ? checkScopes(credential.scopes) : [...new Set(credential.scopes)];
-    if (credential.expiresAt !== undefined && Number.isNaN(credential.expiresAt.getTime())) throw new CatalogInvalidError('expiresAt', 'must be a valid date');
-    return this.insertCredential({
-      id: credential.credentialId,
-      accountId: credential.accountId,
-      kind: credential.kind,
-      sha256,
-      scopes,
-      ...(credential.expiresAt === undefined ? {} : { expiresAt: credential.expiresAt }),
-    });
-  }
-
-  private listCredentials(kind: CredentialKind, filter: AccountFilter): Promise<CredentialRecord[]> {
-    return this.read(async (db) => {
-      const query = this.table(db, 'credentials').where({ kind });
-      if (filter.accountId !== undefined) query.andWhere({ account_id: filter.accountId });
-      const rows = (await query.orderBy([{ column: 'account_id' }, { column: 'created_at' }, { column: 'id' }])) as CredentialRow[];
-      return rows.map(credentialOf);
-    });
-  }
-
-  /** API keys (live and revoked, with `revokedAt`), by account then age: ids and digests, never secrets. */
-  listApiKeys(filter: AccountFilter = {}): Promise<CredentialRecord[]> {
-    return this.listCredentials('api_key', filter);
-  }
-
+  createAccessToken(input: NewAccessToken): Promise<IssuedSecret>;
   /** OAuth access tokens (live and revoked), by account then age: ids, scopes, expiry and digests, never secrets. */
-  listAccessTokens(filter: AccountFilter = {}): Promise<CredentialRecord[]> {
-    return this.listCredentials('oauth', filter);
-  }
-
-  private revoke(kind: CredentialKind, id: string): Promise<CredentialRecord> {
-    return this.change(async (trx) => {
-      const [updated] = (await this.table(trx, 'credentials').where({ id, kind }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() }).returning('*')) as CredentialRow[];
-      if (updated !== undefined) return credentialOf(updated);
-      const existing = (await this.table(trx, 'credentials').where({ id, kind }).first()) as CredentialRow | undefined;
-      if (existing === undefined) throw new CatalogNotFoundError(entityOfKind(kind), id);
-      return credentialOf(existing);
-    });
-  }
-
-  /**
-   * Revokes an API key: from now on its secret is refused on every instance (within a
-   * second). Revoking a revoked key changes nothing and returns it.
-   * @throws CatalogNotFoundError when no API key has that id.
-   */
-  revokeApiKey(id: string): Promise<CredentialRecord> {
-    return this.revoke('api_key', id);
-  }
-
+  listAccessTokens(filter?: AccountFilter): Promise<CredentialRecord[]>;
   /**
    * Revokes an access token, as {@link CatalogAdmin.revokeApiKey}.
    * @throws CatalogNotFoundError when no access token has that id.
    */
-  revokeAccessToken(id: string): Promise<CredentialRecord> {
-    return this.revoke('oauth', id);
-  }
+  revokeAccessToken(id: string): Promise<CredentialRecord>;
 
   /**
-   * Gives a live API key a new secret under the same id (its rate-limit windows and log
-   * identity stay); the old secret stops working. The new secret is returned once.
-   * @throws CatalogNotFoundError when no API key has that id; CatalogInvalidError when it is revoked.
+   * Stores a credential known by its digest only (e.g. moved from the YAML configuration,
+   * which holds digests), as given: an expiry in the past included.
+   * @throws CatalogInvalidError for a malformed digest, an unknown kind or an unknown
+   *   scope of a token; CatalogNotFoundError for an unknown account; CatalogDuplicateError
+   *   when the id or the digest is taken.
    */
-  async rotateApiKey(id: string): Promise<IssuedSecret> {
-    const secret = newSecret(API_KEY_PREFIX);
-    const sha256 = sha256Hex(secret);
-    const credential = await this.change(
-      async (trx) => {
-        const existing = (await this.table(trx, 'credentials').where({ id, kind: 'api_key' }).forUpdate().first()) as CredentialRow | undefined;
-        if (existing === undefined) throw new CatalogNotFoundError('api_key', id);
-        if (existing.revoked_at !== null) throw new CatalogInvalidError('id', `api key "${id}" is revoked; create a new one`);
-        const [row] = (await this.table(trx, 'credentials').where({ id }).update({ sha256 }).returning('*')) as CredentialRow[];
-        if (row === undefined) throw new Error('update returned no row');
-        return credentialOf(row);
-      },
-      { digest: sha256 },
-    );
-    return { credential, secret };
-  }
-
-  // ----- agents -----
+  importCredential(credential: StoredCredential): Promise<CredentialRecord>;
 
   /**
    * Adds an agent to an account.
    * @throws CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id
-   *   is taken; CatalogInvalidError for a bad id, name (1..200) or description (1..2000).
+   *   is taken; CatalogInvalidError for a bad id, name (1..200 characters) or description (1..2000).
    */
-  async addAgent(input: NewAgent): Promise<CatalogAgent> {
-    const id = checkId('id', input.id ?? generatedId('agent_'));
-    checkText('name', input.name, 200);
-    checkText('description', input.description, 2000);
-    return this.change(
-      async (trx) => {
-        await this.requireAccount(trx, input.accountId);
-        const [row] = (await this.table(trx, 'agents')
-          .insert({ id, account_id: input.accountId, name: input.name ?? null, description: input.description ?? null })
-          .returning('*')) as AgentRow[];
-        if (row === undefined) throw new Error('insert returned no row');
-        return agentOf(row);
-      },
-      { id },
-    );
-  }
-
+  addAgent(input: NewAgent): Promise<CatalogAgent>;
   /** Agents, by account then age. */
-  listAgents(filter: AccountFilter = {}): Promise<CatalogAgent[]> {
-    return this.read(async (db) => {
-      const query = this.table(db, 'agents');
-      if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
-      const rows = (await query.orderBy([{ column: 'account_id' }, { column: 'created_at' }, { column: 'id' }])) as AgentRow[];
-      return rows.map(agentOf);
-    });
-  }
-
+  listAgents(filter?: AccountFilter): Promise<CatalogAgent[]>;
   /** Removes an agent. @throws CatalogNotFoundError when there is none with that id. */
-  async removeAgent(id: string): Promise<void> {
-    await this.change(async (trx) => {
-      const n = await this.table(trx, 'agents').where({ id }).delete();
-      if (n === 0) throw new CatalogNotFoundError('agent', id);
-    });
-  }
-
-  // ----- connections -----
+  removeAgent(id: string): Promise<void>;
 
   /**
    * Adds a connection to an account. A `sqlserver` connection may carry the database's
    * details; its password is never stored in clear (an environment variable's name, or
    * encrypted with the catalog key).
-   *
    * @throws CatalogInvalidError for a bad UUID, type, name, port or environment variable
    *   name, or details on a type other than `sqlserver`; CatalogError (`key`) when a
    *   password value is given and the catalog key is missing or malformed;
    *   CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id is taken.
    */
-  async addConnection(input: NewConnection): Promise<ConnectionRecord> {
-    const id = (input.id ?? randomUUID()).toLowerCase();
-    if (!UUID.test(id)) throw new CatalogInvalidError('id', 'must be a UUID');
-    if (input.type.length === 0 || input.type.length > 64) throw new CatalogInvalidError('type', 'must be 1..64 characters');
-    checkText('name', input.name, 200);
-    const details = input.sqlserver === undefined ? {} : this.detailColumns(id, input.type, input.sqlserver);
-    return this.change(
-      async (trx) => {
-        await this.requireAccount(trx, input.accountId);
-        const [row] = (await this.table(trx, 'connections')
-          .insert({ id, account_id: input.accountId, type: input.type, name: input.name ?? null, ...details })
-          .returning('*')) as ConnectionRow[];
-        if (row === undefined) throw new Error('insert returned no row');
-        return connectionRecordOf(row);
-      },
-      { id },
-    );
-  }
-
-  private detailColumns(id: string, type: string, d: NewSqlServerDetails): Partial<ConnectionRow> {
-    if (type !== 'sqlserver') throw new CatalogInvalidError('sqlserver', `only sqlserver connections have database details (type is ${type})`);
-    for (const [field, value] of [['sqlserver.host', d.host], ['sqlserver.database', d.database], ['sqlserver.user', d.user]] as const) {
-      if (value.length === 0 || value.length > 256) throw new CatalogInvalidError(field, 'must be 1..256 characters');
-    }
-    const port = d.port ?? 1433;
-    if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new CatalogInvalidError('sqlserver.port', 'must be an integer 1..65535');
-    let passwordEnv: string | null = null;
-    let passwordEncrypted: string | null = null;
-    if ('env' in d.password) {
-      if (!ENV_NAME.test(d.password.env)) throw new CatalogInvalidError('sqlserver.password.env', 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)');
-      passwordEnv = d.password.env;
-    } else {
-      if (d.password.value.length === 0) throw new CatalogInvalidError('sqlserver.password.value', 'must not be empty');
-      passwordEncrypted = this.context.cipher.encrypt(d.password.value, id);
-    }
-    return {
-      host: d.host,
-      port,
-      database: d.database,
-      user_name: d.user,
-      password_env: passwordEnv,
-      password_encrypted: passwordEncrypted,
-      encrypt: d.encrypt ?? true,
-      trust_server_certificate: d.trustServerCertificate ?? false,
-    };
-  }
-
+  addConnection(input: NewConnection): Promise<ConnectionRecord>;
   /** Connections with their SQL Server details (never the password), by account then age. */
-  listConnections(filter: AccountFilter = {}): Promise<ConnectionRecord[]> {
-    return this.read(async (db) => {
-      const query = this.table(db, 'connections');
-      if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
-      const rows = (await query.orderBy([{ column: 'account_id' }, { column: 'created_at' }, { column: 'id' }])) as ConnectionRow[];
-      return rows.map(connectionRecordOf);
-    });
-  }
-
+  listConnections(filter?: AccountFilter): Promise<ConnectionRecord[]>;
   /** Removes a connection. @throws CatalogNotFoundError when there is none with that UUID. */
-  async removeConnection(id: string): Promise<void> {
-    if (!UUID.test(id)) throw new CatalogNotFoundError('connection', id);
-    await this.change(async (trx) => {
-      const n = await this.table(trx, 'connections').where({ id: id.toLowerCase() }).delete();
-      if (n === 0) throw new CatalogNotFoundError('connection', id);
-    });
-  }
+  removeConnection(id: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
 import type { Logger } from '@svc/core';
 import pg from 'pg';
 import pRetry from 'p-retry';
-import { LISTENER_APPLICATION_NAME, pgClientConfig, type PostgresConnection } from './connection-options.js';
+import { pgClientConfig } from './connection-options.js';
+import { LISTENER_APPLICATION_NAME, type PostgresConnection } from './settings.js';
 import { catalogUnavailable, safeCause } from './errors.js';
 import { channelOf, quoted } from './schema.js';
 

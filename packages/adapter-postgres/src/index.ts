@@ -4,26 +4,25 @@
  * instance of the API server and kept current in each by LISTEN/NOTIFY.
  */
 export { PostgresCatalog, CATALOG_DEFAULTS, isUuid, type PostgresCatalogOptions, type CatalogStats } from './postgres-catalog.js';
-export {
+export type {
   CatalogAdmin,
-  type NewApiKey,
-  type NewAccessToken,
-  type NewAgent,
-  type NewConnection,
-  type NewSqlServerDetails,
-  type NewPassword,
-  type RemovedAccount,
-  type AccountFilter,
+  NewApiKey,
+  NewAccessToken,
+  NewAgent,
+  NewConnection,
+  NewSqlServerDetails,
+  NewPassword,
+  RemovedAccount,
+  AccountFilter,
 } from './catalog-admin.js';
 export {
   migrateCatalog,
-  catalogMigrationSource,
   CATALOG_MIGRATIONS,
   DEFAULT_MIGRATE_TIMEOUT_MS,
   type MigrateCatalogOptions,
   type MigrationOutcome,
 } from './migrations.js';
-export { DEFAULT_CATALOG_TIMEOUT_MS, type PostgresConnection } from './connection-options.js';
+export { DEFAULT_CATALOG_TIMEOUT_MS, type PostgresConnection } from './settings.js';
 export { DEFAULT_CATALOG_SCHEMA, channelOf } from './schema.js';
 export { CATALOG_KEY_ENV, newSecret, type EncryptionKeySource } from './secrets.js';
 export {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { createKnex, positiveInteger, type PostgresConnection } from './connection-options.js';
-import { catalogUnavailable, CatalogNotMigratedError, CatalogSchemaTooNewError, isCatalogUnavailable } from './errors.js';
+import { createKnex } from './connection-options.js';
+import { positiveInteger, type PostgresConnection } from './settings.js';
+import { catalogUnavailable, isCatalogUnavailable } from './errors.js';
 import { checkSchemaName, DEFAULT_CATALOG_SCHEMA, MIGRATIONS_TABLE, quoted } from './schema.js';
 
 /** One migration of the catalog: plain code, so that it runs the same from src/, dist/ or a packed tarball. */
@@ -147,7 +148,7 @@ export const CATALOG_MIGRATIONS: readonly string[] = MIGRATIONS.map((m) => m.nam
  * from dist/ and from a packed tarball alike (knex's directory loader would need the
  * .js files next to a config).
  */
-export function catalogMigrationSource(schema: string): Knex.MigrationSource<CatalogMigration> {
+function catalogMigrationSource(schema: string): Knex.MigrationSource<CatalogMigration> {
   checkSchemaName(schema);
   return {
     getMigrations: () => Promise.resolve([...MIGRATIONS]),
@@ -209,21 +210,4 @@ export async function migrateCatalog(options: MigrateCatalogOptions): Promise<Mi
   } finally {
     await db.destroy();
   }
-}
-
-/**
- * Checks that `schema` holds exactly the migrations this package knows.
- *
- * @throws CatalogNotMigratedError naming `command` when some are missing (or the schema is absent).
- * @throws CatalogSchemaTooNewError when it holds migrations this package does not know.
- */
-export async function checkMigrated(db: Knex, schema: string, command: string): Promise<void> {
-  const found = await db.raw<{ rows: { name: string | null }[] }>(`select to_regclass(?) as name`, [`${quoted(schema)}.${MIGRATIONS_TABLE}`]);
-  if (found.rows[0]?.name === null || found.rows[0]?.name === undefined) throw new CatalogNotMigratedError(schema, CATALOG_MIGRATIONS, command);
-  const rows = await db.withSchema(schema).from(MIGRATIONS_TABLE).select<{ name: string }[]>('name');
-  const applied = new Set(rows.map((r) => r.name));
-  const unknown = [...applied].filter((name) => !CATALOG_MIGRATIONS.includes(name));
-  if (unknown.length > 0) throw new CatalogSchemaTooNewError(schema, unknown);
-  const pending = CATALOG_MIGRATIONS.filter((name) => !applied.has(name));
-  if (pending.length > 0) throw new CatalogNotMigratedError(schema, pending, command);
 }

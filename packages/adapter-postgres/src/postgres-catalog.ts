@@ -1,11 +1,14 @@
 import { silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type StoredCredential } from '@svc/core';
 import type { Knex } from 'knex';
-import { CatalogAdmin } from './catalog-admin.js';
+import type { CatalogAdmin } from './catalog-admin.js';
+import type { CatalogContext } from './context.js';
+import { PostgresCatalogAdmin } from './postgres-catalog-admin.js';
 import { ChangeListener } from './change-listener.js';
-import { createKnex, DEFAULT_CATALOG_TIMEOUT_MS, positiveInteger, type PostgresConnection } from './connection-options.js';
+import { createKnex } from './connection-options.js';
+import { DEFAULT_CATALOG_TIMEOUT_MS, positiveInteger, type PostgresConnection } from './settings.js';
 import { CatalogError, CatalogInvalidError, guardCatalog } from './errors.js';
 import { LookupCache } from './lookup-cache.js';
-import { checkMigrated } from './migrations.js';
+import { checkMigrated } from './migration-check.js';
 import {
   agentOf,
   CONNECTION_COLUMNS,
@@ -86,16 +89,6 @@ export interface CatalogStats {
   readonly loads: number;
 }
 
-/** What the read side and the administration share (internal). */
-export interface CatalogContext {
-  readonly db: Knex;
-  readonly schema: string;
-  readonly timeoutMs: number;
-  readonly cipher: PasswordCipher;
-  /** Called after this process changed the catalog: forgets the local cache at once (NOTIFY tells the others). */
-  changed(): void;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 const DIGEST = /^[0-9a-f]{64}$/u;
 
@@ -167,7 +160,7 @@ export class PostgresCatalog {
         });
       },
     };
-    this.admin = new CatalogAdmin(context);
+    this.admin = new PostgresCatalogAdmin(context);
   }
 
   /**

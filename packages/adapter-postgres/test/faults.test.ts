@@ -4,7 +4,7 @@ import { eventually } from '@svc/core/testing';
 import { expect } from 'chai';
 import { migrateCatalog, PostgresCatalog, type PostgresCatalogOptions } from '@svc/adapter-postgres';
 import { freePort } from '../../../tools/test-support/ports.js';
-import { migratedDatabase, psql, TEST_DATABASE_URL, type TestCatalogDatabase } from './support/database.js';
+import { migratedDatabase, psql, type TestCatalogDatabase } from './support/database.js';
 import { startBlackhole, TcpProxy } from './support/tcp-proxy.js';
 
 // docs/CONTRACT.md "Dependencies and faults": the catalog database lost → every lookup
