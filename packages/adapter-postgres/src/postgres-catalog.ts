@@ -301,6 +301,16 @@ export class PostgresCatalog {
     };
   }
 
+  /**
+   * Asks the database a trivial query, bypassing the cache: for `/readyz` and the catalog's
+   * availability metric.
+   * @throws DependencyUnavailableError (`catalog`) when it does not answer within `timeoutMs`.
+   */
+  async ping(): Promise<void> {
+    if (this.closed) throw new CatalogError('invalid', 'the catalog is closed');
+    await guardCatalog(this.context.timeoutMs, () => this.context.db.raw('select 1'));
+  }
+
   /** True while the LISTEN connection listens (the cache is served). */
   get listening(): boolean {
     return this.listener?.listening ?? false;
