@@ -1,4 +1,4 @@
-import type { StoredCredential } from '@svc/core';
+import type { CredentialKind, StoredCredential } from '@svc/core';
 import type { AccountRecord, CatalogAgent, ConnectionRecord, CredentialRecord, IssuedSecret } from './records.js';
 
 /** Input of {@link CatalogAdmin.createApiKey}. */
@@ -69,6 +69,27 @@ export interface RemovedAccount {
   readonly removed: { readonly credentials: number; readonly agents: number; readonly connections: number };
 }
 
+/** Input of {@link CatalogAdmin.replaceCredentialDigest}. */
+export interface ReplacedDigest {
+  /** `api_key` or `oauth` (the core's `CredentialKind`). */
+  readonly kind: CredentialKind;
+  readonly id: string;
+  /** Lower-case hex SHA-256 digest of the new secret. */
+  readonly sha256: string;
+  /** A new expiry; absent keeps the current one. */
+  readonly expiresAt?: Date;
+}
+
+/** An account with what it owns, as {@link CatalogAdmin.listAccounts} lists it. */
+export interface AccountSummary extends AccountRecord {
+  /** Live (not revoked) API keys. */
+  readonly apiKeys: number;
+  /** Live access tokens. */
+  readonly accessTokens: number;
+  readonly agents: number;
+  readonly connections: number;
+}
+
 /** A filter of the administration's lists. */
 export interface AccountFilter {
   /** Only this account's entries; absent: every account's. */
@@ -98,8 +119,8 @@ export interface CatalogAdmin {
    * @throws CatalogDuplicateError when the id is taken; CatalogInvalidError for a bad id.
    */
   addAccount(accountId?: string): Promise<AccountRecord>;
-  /** Every account, oldest first. */
-  listAccounts(): Promise<AccountRecord[]>;
+  /** Every account, oldest first, with how much it owns. */
+  listAccounts(): Promise<AccountSummary[]>;
   /**
    * Removes an account. Without `cascade` it refuses while the account owns agents,
    * connections or live credentials (its revoked credentials go with it); with `cascade`
@@ -115,7 +136,10 @@ export interface CatalogAdmin {
    * @throws CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id is taken.
    */
   createApiKey(input: NewApiKey): Promise<IssuedSecret>;
-  /** API keys (live and revoked, with `revokedAt`), by account then age: ids and digests, never secrets. */
+  /**
+   * API keys (live and revoked, with `revokedAt`), by account then age: ids and digests,
+   * never secrets. @throws CatalogNotFoundError for an unknown account in `filter`.
+   */
   listApiKeys(filter?: AccountFilter): Promise<CredentialRecord[]>;
   /**
    * Revokes an API key: from then on its secret is refused on every instance (within a
@@ -137,13 +161,27 @@ export interface CatalogAdmin {
    *   future; CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id is taken.
    */
   createAccessToken(input: NewAccessToken): Promise<IssuedSecret>;
-  /** OAuth access tokens (live and revoked), by account then age: ids, scopes, expiry and digests, never secrets. */
+  /**
+   * OAuth access tokens (live and revoked), by account then age: ids, scopes, expiry and
+   * digests, never secrets. @throws CatalogNotFoundError for an unknown account in `filter`.
+   */
   listAccessTokens(filter?: AccountFilter): Promise<CredentialRecord[]>;
   /**
    * Revokes an access token, as {@link CatalogAdmin.revokeApiKey}.
    * @throws CatalogNotFoundError when no access token has that id.
    */
   revokeAccessToken(id: string): Promise<CredentialRecord>;
+
+  /**
+   * Gives a live credential of `kind` the digest of a secret minted elsewhere (by a CLI
+   * that prints it), keeping its id, account and scopes; `expiresAt` given replaces the
+   * expiry. The old secret stops working on every instance. For API keys,
+   * {@link CatalogAdmin.rotateApiKey} mints the secret itself.
+   * @throws CatalogNotFoundError when no credential of `kind` has that id;
+   *   CatalogInvalidError for a malformed digest or a revoked credential;
+   *   CatalogDuplicateError when the digest is taken.
+   */
+  replaceCredentialDigest(input: ReplacedDigest): Promise<CredentialRecord>;
 
   /**
    * Stores a credential known by its digest only (e.g. moved from the YAML configuration,
@@ -160,10 +198,10 @@ export interface CatalogAdmin {
    *   is taken; CatalogInvalidError for a bad id, name (1..200 characters) or description (1..2000).
    */
   addAgent(input: NewAgent): Promise<CatalogAgent>;
-  /** Agents, by account then age. */
+  /** Agents, by account then age. @throws CatalogNotFoundError for an unknown account in `filter`. */
   listAgents(filter?: AccountFilter): Promise<CatalogAgent[]>;
-  /** Removes an agent. @throws CatalogNotFoundError when there is none with that id. */
-  removeAgent(id: string): Promise<void>;
+  /** Removes an agent. @returns the agent removed. @throws CatalogNotFoundError when there is none with that id. */
+  removeAgent(id: string): Promise<CatalogAgent>;
 
   /**
    * Adds a connection to an account. A `sqlserver` connection may carry the database's
@@ -175,8 +213,8 @@ export interface CatalogAdmin {
    *   CatalogNotFoundError for an unknown account; CatalogDuplicateError when the id is taken.
    */
   addConnection(input: NewConnection): Promise<ConnectionRecord>;
-  /** Connections with their SQL Server details (never the password), by account then age. */
+  /** Connections with their SQL Server details (never the password), by account then age. @throws CatalogNotFoundError for an unknown account in `filter`. */
   listConnections(filter?: AccountFilter): Promise<ConnectionRecord[]>;
-  /** Removes a connection. @throws CatalogNotFoundError when there is none with that UUID. */
-  removeConnection(id: string): Promise<void>;
+  /** Removes a connection. @returns the connection removed. @throws CatalogNotFoundError when there is none with that UUID. */
+  removeConnection(id: string): Promise<ConnectionRecord>;
 }

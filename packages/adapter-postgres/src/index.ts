@@ -14,6 +14,8 @@ export type {
   NewPassword,
   RemovedAccount,
   AccountFilter,
+  AccountSummary,
+  ReplacedDigest,
 } from './catalog-admin.js';
 export {
   migrateCatalog,

@@ -11,7 +11,7 @@ import {
   type CatalogEntity,
   type CatalogOwner,
 } from './errors.js';
-import type { AccountFilter, CatalogAdmin, NewAccessToken, NewAgent, NewApiKey, NewConnection, NewSqlServerDetails, RemovedAccount } from './catalog-admin.js';
+import type { AccountFilter, AccountSummary, CatalogAdmin, NewAccessToken, NewAgent, NewApiKey, NewConnection, NewSqlServerDetails, RemovedAccount, ReplacedDigest } from './catalog-admin.js';
 import type { CatalogContext } from './context.js';
 import {
   agentOf,
@@ -26,6 +26,7 @@ import {
   type CredentialRow,
   type IssuedSecret,
 } from './records.js';
+import { quoted } from './schema.js';
 import { newSecret } from './secrets.js';
 
 // Ids appear in URL paths, log lines and CLI output: printable, no path or query delimiters.
@@ -133,6 +134,19 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
     }
   }
 
+  /**
+   * The rows of `table` a list filtered by account reads: an unknown account is a typo,
+   * not an empty list. (Wrapped in an object: a knex builder is a thenable, and resolving
+   * an async function with it would run it.)
+   */
+  private async filtered(db: Knex, table: string, filter: AccountFilter): Promise<{ readonly query: Knex.QueryBuilder }> {
+    const query = this.table(db, table);
+    if (filter.accountId === undefined) return { query };
+    const account = await this.table(db, 'accounts').where({ id: filter.accountId }).first('id');
+    if (account === undefined) throw new CatalogNotFoundError('account', filter.accountId);
+    return { query: query.where({ account_id: filter.accountId }) };
+  }
+
   private async requireAccount(trx: Knex.Transaction, accountId: string): Promise<void> {
     const row = await this.table(trx, 'accounts').where({ id: accountId }).forShare().first('id');
     if (row === undefined) throw new CatalogNotFoundError('account', accountId);
@@ -153,10 +167,25 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
   }
 
   /** See {@link CatalogAdmin.listAccounts}. */
-  listAccounts(): Promise<AccountRecord[]> {
+  listAccounts(): Promise<AccountSummary[]> {
+    const s = quoted(this.context.schema);
     return this.read(async (db) => {
-      const rows = (await this.table(db, 'accounts').select('id', 'created_at').orderBy([{ column: 'created_at' }, { column: 'id' }])) as { id: string; created_at: Date }[];
-      return rows.map((r) => ({ accountId: r.id, createdAt: r.created_at }));
+      const result = await db.raw<{ rows: { id: string; created_at: Date; api_keys: number; access_tokens: number; agents: number; connections: number }[] }>(`
+        select a.id, a.created_at,
+          (select count(*)::int from ${s}.credentials c where c.account_id = a.id and c.kind = 'api_key' and c.revoked_at is null) as api_keys,
+          (select count(*)::int from ${s}.credentials c where c.account_id = a.id and c.kind = 'oauth' and c.revoked_at is null) as access_tokens,
+          (select count(*)::int from ${s}.agents g where g.account_id = a.id) as agents,
+          (select count(*)::int from ${s}.connections n where n.account_id = a.id) as connections
+        from ${s}.accounts a
+        order by a.created_at, a.id`);
+      return result.rows.map((r) => ({
+        accountId: r.id,
+        createdAt: r.created_at,
+        apiKeys: r.api_keys,
+        accessTokens: r.access_tokens,
+        agents: r.agents,
+        connections: r.connections,
+      }));
     });
   }
 
@@ -253,8 +282,7 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
 
   private listCredentials(kind: CredentialKind, filter: AccountFilter): Promise<CredentialRecord[]> {
     return this.read(async (db) => {
-      const query = this.table(db, 'credentials').where({ kind });
-      if (filter.accountId !== undefined) query.andWhere({ account_id: filter.accountId });
+      const query = (await this.filtered(db, 'credentials', filter)).query.andWhere({ kind });
       const rows = (await query.orderBy([{ column: 'account_id' }, { column: 'created_at' }, { column: 'id' }])) as CredentialRow[];
       return rows.map(credentialOf);
     });
@@ -308,6 +336,25 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
     return { credential, secret };
   }
 
+  /** See {@link CatalogAdmin.replaceCredentialDigest}. */
+  async replaceCredentialDigest(input: ReplacedDigest): Promise<CredentialRecord> {
+    const sha256 = input.sha256.toLowerCase();
+    if (!DIGEST.test(sha256)) throw new CatalogInvalidError('sha256', 'must be 64 hexadecimal characters (a SHA-256 digest)');
+    if (input.expiresAt !== undefined && Number.isNaN(input.expiresAt.getTime())) throw new CatalogInvalidError('expiresAt', 'must be a valid date');
+    return this.change(
+      async (trx) => {
+        const existing = (await this.table(trx, 'credentials').where({ id: input.id, kind: input.kind }).forUpdate().first()) as CredentialRow | undefined;
+        if (existing === undefined) throw new CatalogNotFoundError(entityOfKind(input.kind), input.id);
+        if (existing.revoked_at !== null) throw new CatalogInvalidError('id', `${entityOfKind(input.kind).replace('_', ' ')} "${input.id}" is revoked; create a new one`);
+        const changes = input.expiresAt === undefined ? { sha256 } : { sha256, expires_at: input.expiresAt };
+        const [row] = (await this.table(trx, 'credentials').where({ id: input.id }).update(changes).returning('*')) as CredentialRow[];
+        if (row === undefined) throw new Error('update returned no row');
+        return credentialOf(row);
+      },
+      { digest: sha256 },
+    );
+  }
+
   // ----- agents -----
 
   /** See {@link CatalogAdmin.addAgent}. */
@@ -331,18 +378,18 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
   /** See {@link CatalogAdmin.listAgents}. */
   listAgents(filter: AccountFilter = {}): Promise<CatalogAgent[]> {
     return this.read(async (db) => {
-      const query = this.table(db, 'agents');
-      if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
+      const { query } = await this.filtered(db, 'agents', filter);
       const rows = (await query.orderBy([{ column: 'account_id' }, { column: 'created_at' }, { column: 'id' }])) as AgentRow[];
       return rows.map(agentOf);
     });
   }
 
   /** See {@link CatalogAdmin.removeAgent}. */
-  async removeAgent(id: string): Promise<void> {
-    await this.change(async (trx) => {
-      const n = await this.table(trx, 'agents').where({ id }).delete();
-      if (n === 0) throw new CatalogNotFoundError('agent', id);
+  removeAgent(id: string): Promise<CatalogAgent> {
+    return this.change(async (trx) => {
+      const [row] = (await this.table(trx, 'agents').where({ id }).delete().returning('*')) as AgentRow[];
+      if (row === undefined) throw new CatalogNotFoundError('agent', id);
+      return agentOf(row);
     });
   }
 
@@ -399,19 +446,19 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
   /** See {@link CatalogAdmin.listConnections}. */
   listConnections(filter: AccountFilter = {}): Promise<ConnectionRecord[]> {
     return this.read(async (db) => {
-      const query = this.table(db, 'connections');
-      if (filter.accountId !== undefined) query.where({ account_id: filter.accountId });
+      const { query } = await this.filtered(db, 'connections', filter);
       const rows = (await query.orderBy([{ column: 'account_id' }, { column: 'created_at' }, { column: 'id' }])) as ConnectionRow[];
       return rows.map(connectionRecordOf);
     });
   }
 
   /** See {@link CatalogAdmin.removeConnection}. */
-  async removeConnection(id: string): Promise<void> {
+  async removeConnection(id: string): Promise<ConnectionRecord> {
     if (!UUID.test(id)) throw new CatalogNotFoundError('connection', id);
-    await this.change(async (trx) => {
-      const n = await this.table(trx, 'connections').where({ id: id.toLowerCase() }).delete();
-      if (n === 0) throw new CatalogNotFoundError('connection', id);
+    return this.change(async (trx) => {
+      const [row] = (await this.table(trx, 'connections').where({ id: id.toLowerCase() }).delete().returning('*')) as ConnectionRow[];
+      if (row === undefined) throw new CatalogNotFoundError('connection', id);
+      return connectionRecordOf(row);
     });
   }
 }

@@ -51,6 +51,26 @@ describe('PostgresCatalog administration', function () {
       expect(error).to.be.instanceOf(CatalogNotFoundError).and.include({ code: 'not_found', entity: 'account', id: other.accountId });
     });
 
+    it('lists each account with how much it owns (live credentials only); a list filtered by an unknown account is not found', async function () {
+      await catalog.admin.createApiKey({ accountId: account });
+      const revoked = await catalog.admin.createApiKey({ accountId: account });
+      await catalog.admin.revokeApiKey(revoked.credential.credentialId);
+      await catalog.admin.createAccessToken({ accountId: account, scopes: ['runs:read'] });
+      await catalog.admin.addAgent({ accountId: account });
+      await catalog.admin.addConnection({ accountId: account, type: 'postgresql' });
+      await catalog.admin.addConnection({ accountId: account, type: 'sqlserver' });
+      const summary = (await catalog.admin.listAccounts()).find((a) => a.accountId === account);
+      expect(summary).to.deep.include({ accountId: account, apiKeys: 1, accessTokens: 1, agents: 1, connections: 2 });
+      for (const list of [
+        () => catalog.admin.listApiKeys({ accountId: 'acct_typo' }),
+        () => catalog.admin.listAccessTokens({ accountId: 'acct_typo' }),
+        () => catalog.admin.listAgents({ accountId: 'acct_typo' }),
+        () => catalog.admin.listConnections({ accountId: 'acct_typo' }),
+      ]) {
+        expect(await rejection(list())).to.be.instanceOf(CatalogNotFoundError).and.include({ entity: 'account', id: 'acct_typo' });
+      }
+    });
+
     it('generates an id when none is given, and refuses an id with a slash or whitespace', async function () {
       const made = await catalog.admin.addAccount();
       expect(made.accountId).to.match(/^acct_[A-Za-z0-9_-]{16}$/u);
@@ -136,6 +156,32 @@ describe('PostgresCatalog administration', function () {
       expect(await rejection(catalog.admin.rotateApiKey('key_nobody'))).to.be.instanceOf(CatalogNotFoundError);
     });
 
+    it('replaces a credential\'s digest with that of a secret minted elsewhere (a key, or a token with a new expiry); the old secret stops working', async function () {
+      const key = await catalog.admin.createApiKey({ accountId: account });
+      const newKey = `svc-${randomBytes(32).toString('base64url')}`;
+      const replaced = await catalog.admin.replaceCredentialDigest({ kind: 'api_key', id: key.credential.credentialId, sha256: sha256Hex(newKey) });
+      expect(replaced).to.deep.include({ credentialId: key.credential.credentialId, accountId: account, sha256: sha256Hex(newKey) });
+      expect(await catalog.credentials.findByDigest(sha256Hex(key.secret))).to.equal(undefined);
+      expect((await catalog.credentials.findByDigest(sha256Hex(newKey)))?.credentialId).to.equal(key.credential.credentialId);
+
+      const token = await catalog.admin.createAccessToken({ accountId: account, scopes: ['runs:write'], expiresAt: new Date(Date.now() + 60_000) });
+      const newToken = `svcpt_${randomBytes(32).toString('base64url')}`;
+      const later = new Date(Date.now() + 7_200_000);
+      await catalog.admin.replaceCredentialDigest({ kind: 'oauth', id: token.credential.credentialId, sha256: sha256Hex(newToken), expiresAt: later });
+      const found = await catalog.credentials.findByDigest(sha256Hex(newToken));
+      expect(found).to.deep.include({ credentialId: token.credential.credentialId, scopes: ['runs:write'] });
+      expect(found?.expiresAt?.getTime()).to.equal(later.getTime());
+
+      // The wrong kind, a taken digest, a revoked credential, a malformed digest.
+      expect(await rejection(catalog.admin.replaceCredentialDigest({ kind: 'oauth', id: key.credential.credentialId, sha256: sha256Hex('x') }))).to.be.instanceOf(CatalogNotFoundError);
+      expect(await rejection(catalog.admin.replaceCredentialDigest({ kind: 'api_key', id: key.credential.credentialId, sha256: sha256Hex(newToken) })))
+        .to.be.instanceOf(CatalogDuplicateError)
+        .and.deep.include({ what: 'digest', existing: { entity: 'access_token', id: token.credential.credentialId, accountId: account } });
+      await catalog.admin.revokeAccessToken(token.credential.credentialId);
+      expect(await rejection(catalog.admin.replaceCredentialDigest({ kind: 'oauth', id: token.credential.credentialId, sha256: sha256Hex('y') }))).to.be.instanceOf(CatalogInvalidError);
+      expect(await rejection(catalog.admin.replaceCredentialDigest({ kind: 'api_key', id: key.credential.credentialId, sha256: 'abc' }))).to.be.instanceOf(CatalogInvalidError).and.include({ field: 'sha256' });
+    });
+
     it('refuses a key for an unknown account', async function () {
       expect(await rejection(catalog.admin.createApiKey({ accountId: 'acct_nobody' })))
         .to.be.instanceOf(CatalogNotFoundError)
@@ -181,7 +227,7 @@ describe('PostgresCatalog administration', function () {
       expect(await catalog.agents.findById(id)).to.deep.include({ agentId: id, accountId: account, name: 'Invoices', description: 'Reads invoices' });
       expect((await catalog.listAgents(account)).map((a) => a.agentId)).to.deep.equal([id]);
       expect((await catalog.admin.listAgents({ accountId: account })).map((a) => a.agentId)).to.deep.equal([id]);
-      await catalog.admin.removeAgent(id);
+      expect(await catalog.admin.removeAgent(id)).to.deep.include({ agentId: id, accountId: account, name: 'Invoices' });
       expect(await catalog.agents.findById(id)).to.equal(undefined);
       expect(await catalog.listAgents(account)).to.deep.equal([]);
       expect(await rejection(catalog.admin.removeAgent(id))).to.be.instanceOf(CatalogNotFoundError).and.include({ entity: 'agent' });
@@ -198,7 +244,7 @@ describe('PostgresCatalog administration', function () {
       expect(await catalog.connections.findById(added.connectionId)).to.deep.include({ accountId: account, type: 'sqlserver', name: 'Demo' });
       expect((await catalog.listConnections(account)).map((c) => c.connectionId)).to.deep.equal([added.connectionId]);
       expect(await catalog.connectionDetails(added.connectionId)).to.equal(undefined);
-      await catalog.admin.removeConnection(added.connectionId.toUpperCase());
+      expect(await catalog.admin.removeConnection(added.connectionId.toUpperCase())).to.deep.include({ connectionId: added.connectionId, name: 'Demo' });
       expect(await catalog.connections.findById(added.connectionId)).to.equal(undefined);
       expect(await rejection(catalog.admin.removeConnection(added.connectionId))).to.be.instanceOf(CatalogNotFoundError);
     });
