@@ -78,8 +78,8 @@ describe('a consumer of the packed packages (packed in the workspace, installed 
   before(async function () {
     work = mkdtempSync(join(tmpdir(), 'svc-consumer-'));
     for (const dir of PUBLISHABLE) repoTexts.set(dir, readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
-    npmPacked = await timed('npm pack ×6', () => packAll('npm', join(work, 'npm')));
-    pnpmPacked = await timed('pnpm pack ×6', () => packAll('pnpm', join(work, 'pnpm')));
+    npmPacked = await timed(`npm pack ×${PUBLISHABLE.length}`, () => packAll('npm', join(work, 'npm')));
+    pnpmPacked = await timed(`pnpm pack ×${PUBLISHABLE.length}`, () => packAll('pnpm', join(work, 'pnpm')));
     for (const packed of npmPacked) packedManifest.set(packed.dir, await tarballManifest(packed.tarball));
 
     scratch = join(work, 'consumer');

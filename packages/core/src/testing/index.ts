@@ -11,6 +11,7 @@ export * from './rate-limit-store-contract.js';
 export * from './run-queue-contract.js';
 export * from './run-store-contract.js';
 export * from './run-lifecycle-contract.js';
+export * from './catalog-contract.js';
 export * from './recording-logger.js';
 export * from './recording-telemetry.js';
 export * from './eventually.js';

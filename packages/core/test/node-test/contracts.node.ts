@@ -7,6 +7,10 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { RunStore } from '@svc/core';
 import {
   aConnection,
+  catalogContract,
+  InMemoryAgentCatalog,
+  InMemoryConnectionCatalog,
+  InMemoryCredentialStore,
   InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
@@ -75,3 +79,26 @@ runQueueContract(
 runStoreContract('InMemoryRunStore under node:test', () => Promise.resolve({ store: storeUnderTest(), close: () => Promise.resolve() }), runner);
 
 runLifecycleContract('InMemoryRunStore under node:test', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }), runner);
+
+catalogContract(
+  'InMemoryCredentialStore + InMemoryAgentCatalog + InMemoryConnectionCatalog under node:test',
+  () => {
+    const credentials = new InMemoryCredentialStore();
+    const agents = new InMemoryAgentCatalog();
+    const connections = new InMemoryConnectionCatalog();
+    return Promise.resolve({
+      credentials,
+      agents,
+      connections,
+      add: (entries) => {
+        for (const c of entries.credentials ?? []) credentials.add(c);
+        for (const a of entries.agents ?? []) agents.add(a);
+        for (const c of entries.connections ?? []) connections.add(c);
+        return Promise.resolve();
+      },
+      revoke: (credentialId) => Promise.resolve(credentials.revoke(credentialId)),
+      close: () => Promise.resolve(),
+    });
+  },
+  runner,
+);
