@@ -1,5 +1,5 @@
 /**
- * A worker alone: `pnpm worker -- --config FILE` (or `SVC_CONFIG`). Processes the runs
+ * A worker alone: `pnpm worker --config FILE` (or `SVC_CONFIG`; pnpm's literal `--` is dropped). Processes the runs
  * the API instances queue in Redis with the demo processor; needs `redis_url` (or
  * `REDIS_URL`): without Redis, runs live in the API process and its own worker runs them.
  * SIGTERM / SIGINT: stop taking runs, finish those in progress for at most
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { BullMqRuns, DemoRunProcessor, LogNotifier, RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue';
 import { createWorker, type RunWorker } from '@svc/core';
 import { pino } from 'pino';
+import { scriptArgs } from './command-line.js';
 import { bullMqSettingsOf, checkRedisDurability } from './container.js';
 import { ConfigError, loadSettings } from './settings.js';
 import { closeSteps, droppedClientNotes, exitAfterStop, stopBoundMs, type StopReport } from './shutdown.js';
@@ -22,7 +23,7 @@ import { PrometheusTelemetry } from './observability/metrics.js';
 import { startTracing, TRACING_FLUSH_MS } from './observability/tracing.js';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { config: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: scriptArgs(process.argv.slice(2)), options: { config: { type: 'string' } }, strict: true });
   const configPath = values.config ?? (process.env['SVC_CONFIG'] || undefined);
   const settings = loadSettings(configPath);
   if (settings.redisUrl === undefined) throw new ConfigError('a standalone worker needs redis_url (or REDIS_URL)');
@@ -50,6 +51,9 @@ async function main(): Promise<void> {
   // process.once: a second signal meets Node's default action and ends the process at once.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // SIGHUP reloads the API server's catalogs; a worker reads none, so it only says so
+  // (the default action would end the process, and with it the runs in progress).
+  process.on('SIGHUP', () => logger.info({ signal: 'SIGHUP' }, 'nothing to reload in a worker: restart it to apply a new configuration'));
 
   await checkRedisDurability(settings, logger);
   const runs = await BullMqRuns.connect(bullMqSettingsOf(settings), { logger });

@@ -118,9 +118,15 @@ describe('examples/api-server: stop paths', function () {
     const r = redis;
     const at = await addresses();
     const prefix = uniquePrefix('worker');
-    const worker = spawnNode(WORKER, ['--config', await writeConfig(dir.path, e2eConfig(at, { redis_url: r.url, redis_prefix: prefix, runs: { retention_seconds: 3_600 }, log_level: 'info' }))]);
+    // `-- --config`: what `pnpm worker -- --config f` hands the script under pnpm 12.
+    const worker = spawnNode(WORKER, ['--', '--config', await writeConfig(dir.path, e2eConfig(at, { redis_url: r.url, redis_prefix: prefix, runs: { retention_seconds: 3_600 }, log_level: 'info' }))]);
     children.push(worker);
     await eventually(() => worker.hasExited() || worker.stdout().includes('worker started'), 'the worker to start', 20_000, 20);
+    expect(worker.hasExited(), worker.stderr()).to.equal(false);
+    // SIGHUP reloads API servers; a worker says it has nothing to reload, and goes on.
+    worker.process.kill('SIGHUP');
+    await eventually(() => worker.hasExited() || worker.stdout().includes('nothing to reload in a worker'), 'the worker to answer SIGHUP', 10_000, 20);
+    expect(worker.hasExited(), 'SIGHUP ended the worker').to.equal(false);
     expect(logLines(worker).filter((l) => l['component'] === 'redis' && l['setting'] === 'appendonly'), 'the durability warning').to.have.length(1);
     const runs = await BullMqRuns.connect({ redis: r.url, prefix });
     try {
