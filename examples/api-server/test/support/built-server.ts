@@ -1,10 +1,10 @@
 // The API server as an operator runs it: the built dist/main.js (or `pnpm start`), as a
 // child process, and a keep-alive HTTP client to load it with.
-import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import type { Child, Exit } from './server-process.js';
-import { REPO_ROOT } from './server-process.js';
+import { REPO_ROOT, spawnChild, type Child } from './server-process.js';
+
+export { spawnChild, type SpawnOptions } from './server-process.js';
 
 /** The built server, relative to the repository root (what `pnpm start` runs). */
 export const MAIN_DIST = 'examples/api-server/dist/main.js';
@@ -19,45 +19,6 @@ export async function buildApiServer(deadlineMs = 120_000): Promise<void> {
   const exit = await tsc.exited;
   clearTimeout(timer);
   if (exit.code !== 0) throw new Error(`tsc -b examples/api-server failed (${JSON.stringify(exit)}):\n${tsc.stdout()}\n${tsc.stderr()}`);
-}
-
-/** Options of {@link spawnChild}. */
-export interface SpawnOptions {
-  /** Added to this process's environment. */
-  readonly env?: NodeJS.ProcessEnv;
-  /** Its own process group, so that {@link signalGroup} reaches pnpm, its shell and node. */
-  readonly detached?: boolean;
-}
-
-/** Spawns `command args` from the repository root, collecting its output. */
-export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
-  const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
-  let out = '';
-  let err = '';
-  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err += c));
-  let done = false;
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      done = true;
-      resolve({ code, signal });
-    });
-  });
-  return {
-    process: child,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-    hasExited: () => done,
-    async kill(graceMs = 5000) {
-      if (done) return exited;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      const exit = await exited;
-      clearTimeout(timer);
-      return exit;
-    },
-  };
 }
 
 /** Sends `signal` to the process group a detached child leads; false when the group is gone. */

@@ -54,11 +54,20 @@ export interface Child {
 
 /** Spawns `node <FROM_SOURCE> script ...args` from the repository root. */
 export function spawnNode(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
-  const child = spawn(process.execPath, [...FROM_SOURCE, script, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawnChild(process.execPath, [...FROM_SOURCE, script, ...args], { env });
+}
+
+/** Options of {@link spawnChild}. */
+export interface SpawnOptions {
+  /** Added to this process's environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Its own process group, so that {@link signalGroup} reaches pnpm, its shell and node. */
+  readonly detached?: boolean;
+}
+
+/** Spawns `command args` from the repository root, collecting its output. */
+export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
