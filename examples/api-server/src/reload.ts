@@ -25,6 +25,7 @@ const FIXED_SETTINGS = {
   dependencyTimeoutMs: { dependency_timeout_ms: (s) => s.dependencyTimeoutMs },
   worker: { worker: (s) => s.worker },
   sqlserver: { sqlserver: (s) => s.sqlserver },
+  catalog: { 'catalog.postgres': (s) => s.catalog?.postgres },
   deprecations: { deprecations: (s) => s.deprecations },
   logLevel: { log_level: (s) => s.logLevel },
   shutdown: {
