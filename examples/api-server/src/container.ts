@@ -19,6 +19,7 @@ import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunWorkerCloseReport } from
 import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
 import type { BullMqRunsSettings } from '@svc/adapter-queue';
 import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
+import type { PostgresCatalog } from '@svc/adapter-postgres';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { LiveCatalogs } from './live-catalogs.js';
 import { RoutingRecordWriter, type SqlServerWriterFactory, type WriteTarget } from './routing-record-writer.js';
@@ -176,6 +177,42 @@ export interface Adapters {
   readonly sqlServerWriters: () => Promise<SqlServerWriterFactory>;
   /** Named readiness checks of the dependencies (`/readyz`). */
   readonly readiness: Record<string, () => Promise<boolean>>;
+  /**
+   * The PostgreSQL catalog (`catalog.postgres`), whose credentials, agents and connections
+   * the core reads instead of the configuration's accounts; absent: the configuration's.
+   */
+  readonly catalog?: PostgresCatalog;
+}
+
+/**
+ * Opens the PostgreSQL catalog of `catalog.postgres` (adapter-postgres, loaded only then),
+ * bounded by its `timeout_ms` (each step of `open`: connect, migration check, LISTEN).
+ * Never migrates: an unmigrated schema stops the start with `CatalogNotMigratedError`, whose
+ * message names `svc-server migrate`.
+ * @throws ConfigError when the URL's environment variable is not set; the adapter's
+ *   `CatalogNotMigratedError` / `CatalogSchemaTooNewError`; `DependencyUnavailableError`
+ *   when the database cannot be reached within the bound.
+ */
+export async function openCatalog(settings: ServerSettings, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<PostgresCatalog | undefined> {
+  const postgres = settings.catalog?.postgres;
+  if (postgres === undefined) return undefined;
+  const url = env[postgres.urlEnv];
+  if (url === undefined || url === '') {
+    throw new ConfigError(`invalid configuration:\n  catalog.postgres.url_env: environment variable ${postgres.urlEnv} (the catalog database URL) is not set`);
+  }
+  const { PostgresCatalog } = await import('@svc/adapter-postgres');
+  return PostgresCatalog.open({ connection: url, schema: postgres.schema, timeoutMs: postgres.timeoutMs, logger });
+}
+
+/**
+ * `/readyz`'s and `svc_dependency_up`'s `catalog` check: the catalog answers a trivial
+ * query (`ping`, bypassing the cache) within its `timeout_ms`.
+ */
+export function catalogReadiness(catalog: PostgresCatalog): () => Promise<boolean> {
+  return () => catalog.ping().then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -187,12 +224,24 @@ export interface Adapters {
  *   before the server promises anything).
  */
 export async function pickAdapters(settings: ServerSettings, logger: Logger): Promise<Adapters> {
+  // The catalog first: a catalog that is not migrated or cannot be reached stops the start
+  // before any Redis client exists.
+  const catalog = await openCatalog(settings, logger);
+  try {
+    return await pickOtherAdapters(settings, logger, catalog);
+  } catch (error) {
+    await within(catalog?.close() ?? Promise.resolve(), QUIT_TIMEOUT_MS);
+    throw error;
+  }
+}
+
+async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catalog: PostgresCatalog | undefined): Promise<Adapters> {
   const prefix = settings.redisPrefix;
   // Redis, BullMQ and SQL Server stacks are loaded only when configured: an in-memory
   // server starts faster and smaller (bench/BENCHMARKS.md: RSS idle, start to listening).
   let rateLimitStore: Adapters['rateLimitStore'];
   let runs: RunBackend;
-  let readiness: Record<string, () => Promise<boolean>> = {};
+  let readiness: Record<string, () => Promise<boolean>> = catalog === undefined ? {} : { catalog: catalogReadiness(catalog) };
   if (settings.redisUrl !== undefined) {
     const [{ RedisRateLimitStore }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
     await checkRedisDurability(settings, logger);
@@ -214,12 +263,25 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
     }
     rateLimitStore = limiter;
     runs = bullMq;
-    readiness = { redis: () => bullMq.ready() };
+    readiness = { ...readiness, redis: () => bullMq.ready() };
   } else {
     rateLimitStore = new FlexibleMemoryRateLimitStore();
     runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
   }
   const sqlServerWriters = sqlServerWriterFactory(settings, logger);
+  if (catalog !== undefined) {
+    // Each write asks the catalog for its connection's details (cached; the cache is
+    // cleared by the catalog's NOTIFY on every change): a changed connection gets a new
+    // writer within the catalog's propagation, its old writer closes after its writes.
+    const recordWriter = new RoutingRecordWriter(new Map(), undefined, logger, {
+      resolve: async (connectionId) => {
+        const details = await catalog.connectionDetails(connectionId);
+        return details === undefined ? { kind: 'demo' } : { kind: 'sqlserver', details };
+      },
+      sqlServer: sqlServerWriters,
+    });
+    return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness, catalog };
+  }
   let targets: Map<string, WriteTarget>;
   try {
     targets = writeTargets(settings);
@@ -267,6 +329,8 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
           return quit.outcome === 'timeout' ? ['Redis client left open (QUIT not answered)'] : [];
         },
         'SQL Server pools': async () => void (await adapters.recordWriter.close()),
+        // PostgresCatalog.close is bounded by the catalog's timeout_ms whatever the server does.
+        ...(adapters.catalog === undefined ? {} : { catalog: async () => void (await adapters.catalog?.close()) }),
       },
       budgetMs,
     ).then((unfinished) => ({ unfinished, runs }));
@@ -290,9 +354,12 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   container.bind(TOKENS.ids).toConstantValue(new RandomIdGenerator());
   const catalogs = new LiveCatalogs(settings.accounts);
   container.bind(TOKENS.catalogs).toConstantValue(catalogs);
-  container.bind(TOKENS.credentials).toConstantValue(catalogs.credentials);
-  container.bind(TOKENS.connections).toConstantValue(catalogs.connections);
-  container.bind(TOKENS.agents).toConstantValue(catalogs.agents);
+  // With catalog.postgres, the core reads the PostgreSQL catalog (the configuration's
+  // accounts are empty then, and a reload leaves these bindings as they are).
+  const ports = adapters.catalog ?? catalogs;
+  container.bind(TOKENS.credentials).toConstantValue(ports.credentials);
+  container.bind(TOKENS.connections).toConstantValue(ports.connections);
+  container.bind(TOKENS.agents).toConstantValue(ports.agents);
   container.bind(TOKENS.adapters).toConstantValue(adapters).onDeactivation(async (a) => {
     await closeAdapters(a, Number.POSITIVE_INFINITY);
   });

@@ -25,6 +25,7 @@ const FIXED_SETTINGS = {
   dependencyTimeoutMs: { dependency_timeout_ms: (s) => s.dependencyTimeoutMs },
   worker: { worker: (s) => s.worker },
   sqlserver: { sqlserver: (s) => s.sqlserver },
+  catalog: { 'catalog.postgres': (s) => s.catalog?.postgres },
   deprecations: { deprecations: (s) => s.deprecations },
   logLevel: { log_level: (s) => s.logLevel },
   shutdown: {
@@ -82,12 +83,20 @@ export interface LiveParts {
  * SQL Server connection appears), then the catalogs and the writers' routes are swapped
  * in one synchronous step, so no request sees half of a configuration and none waits.
  *
+ * With `catalog.postgres` at start, nothing is swapped (the catalog keeps itself current);
+ * the report names the fixed settings that differ.
+ *
  * @param running - the settings the server started with (the fixed ones stay these).
  * @param env - environment the SQL Server passwords are read from.
  * @throws ConfigError naming the field when a SQL Server connection's password variable
  *   is not set; nothing has changed then.
  */
 export async function applyReload(running: ServerSettings, next: ServerSettings, live: LiveParts, env: NodeJS.ProcessEnv = process.env): Promise<ReloadReport> {
+  if (running.catalog?.postgres !== undefined) {
+    // The accounts live in the PostgreSQL catalog, whose changes every instance sees by
+    // itself (LISTEN/NOTIFY): the file has none to apply, and `catalog` is fixed.
+    return { counts: catalogCounts([]), fixedSettingsChanged: fixedSettingsChanged(running, next), sqlServerConnectionsRetired: [] };
+  }
   const targets = writeTargets(next, env);
   const sqlServer = needsSqlServer(targets) ? await live.adapters.sqlServerWriters() : undefined;
   // One synchronous step: the routes first (they only throw for a bug, before any change).

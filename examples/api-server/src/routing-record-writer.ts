@@ -22,6 +22,22 @@ export interface RerouteReport {
   readonly sqlServerRetired: readonly string[];
 }
 
+/**
+ * Routes read from a catalog at each write instead of set by {@link RoutingRecordWriter.reroute}
+ * (a PostgreSQL catalog: README "A catalog for several instances (PostgreSQL)").
+ */
+export interface CatalogRoutes {
+  /**
+   * Where the writes of a connection (lower-case id) go now: e.g. `{kind: 'sqlserver',
+   * details}` from adapter-postgres's `connectionDetails` (cached, the cache cleared by the
+   * catalog's NOTIFY on every change), `{kind: 'demo'}` for a connection without details.
+   * May reject (a lost catalog: the core's `DependencyUnavailableError`, answered 503).
+   */
+  resolve(connectionId: string): Promise<WriteTarget>;
+  /** Makes SQL Server writers (loads adapter-sqlserver on first call). */
+  sqlServer(): Promise<SqlServerWriterFactory>;
+}
+
 interface Route {
   readonly target: WriteTarget;
   readonly writer: RecordWriter & { close?(): Promise<void> };
@@ -55,12 +71,20 @@ export class RoutingRecordWriter implements RecordWriter {
    * @param targets - lower-case connection id → where its writes go.
    * @param sqlServer - makes SQL Server writers; needed only when a target is `sqlserver`.
    * @param logger - where a retired writer that fails to close is reported (no host, user or password).
+   * @param catalog - when given, each write first asks it where its connection's writes go
+   *   (`targets` is then usually empty): the writer of a connection is made at its first
+   *   write, and a connection whose details changed since gets a new writer while the old
+   *   one is retired (closed after its in-flight writes). So a changed connection never
+   *   keeps its old details past the catalog's propagation (within a second). A removed
+   *   connection is refused by the connection catalog before any write reaches this writer;
+   *   its writer stays idle until {@link close}.
    * @throws Error when a target is `sqlserver` and no factory is given (a bug of the composition root).
    */
   constructor(
     targets: ReadonlyMap<string, WriteTarget>,
     sqlServer?: SqlServerWriterFactory,
     private readonly logger: Logger = silentLogger,
+    private readonly catalog?: CatalogRoutes,
   ) {
     this.routes = this.routesFor(targets, new Map(), sqlServer);
   }
@@ -94,22 +118,17 @@ export class RoutingRecordWriter implements RecordWriter {
     for (const [id, route] of previous) {
       if (kept.has(route.writer)) continue;
       if (route.target.kind === 'sqlserver') sqlServerRetired.push(id);
-      if (route.writer.close === undefined) continue;
-      const closing = route.writer.close().catch((error: unknown) => {
-        this.logger.warn({ connection_id: id, error_type: (error as Error)?.name }, 'closing a retired SQL Server writer failed');
-      });
-      this.retiring.add(closing);
-      void closing.finally(() => this.retiring.delete(closing));
+      this.retire(id, route);
     }
     return { sqlServerRetired };
   }
 
-  insert(command: InsertCommand): Promise<Result<WriteOutcome, WriteError>> {
-    return this.pick(command.connection.connectionId).insert(command);
+  async insert(command: InsertCommand): Promise<Result<WriteOutcome, WriteError>> {
+    return (this.catalog === undefined ? this.pick(command.connection.connectionId) : await this.pickFromCatalog(command.connection.connectionId, this.catalog)).insert(command);
   }
 
-  update(command: UpdateCommand): Promise<Result<WriteOutcome, WriteError>> {
-    return this.pick(command.connection.connectionId).update(command);
+  async update(command: UpdateCommand): Promise<Result<WriteOutcome, WriteError>> {
+    return (this.catalog === undefined ? this.pick(command.connection.connectionId) : await this.pickFromCatalog(command.connection.connectionId, this.catalog)).update(command);
   }
 
   /**
@@ -127,6 +146,34 @@ export class RoutingRecordWriter implements RecordWriter {
       await Promise.all([...current, ...this.retiring]);
     })();
     return this.closing;
+  }
+
+  /** Closes a writer no longer routed, in the background, after its in-flight writes; {@link close} waits for it. */
+  private retire(id: string, route: Route): void {
+    if (route.writer.close === undefined) return;
+    const closing = route.writer.close().catch((error: unknown) => {
+      this.logger.warn({ connection_id: id, error_type: (error as Error)?.name }, 'closing a retired SQL Server writer failed');
+    });
+    this.retiring.add(closing);
+    void closing.finally(() => this.retiring.delete(closing));
+  }
+
+  /**
+   * The writer of a connection as the catalog describes it now: the current one when its
+   * target is unchanged, else a new one (the old one retired). Everything after the awaits
+   * runs in one synchronous step, so two first writes of one connection share one writer.
+   */
+  private async pickFromCatalog(connectionId: string, catalog: CatalogRoutes): Promise<RecordWriter> {
+    const id = connectionId.toLowerCase();
+    const target = await catalog.resolve(id);
+    const factory = target.kind === 'sqlserver' ? await catalog.sqlServer() : undefined;
+    if (this.closing !== undefined) throw new Error('RoutingRecordWriter is closed');
+    const current = this.routes.get(id);
+    if (current !== undefined && isDeepStrictEqual(current.target, target)) return current.writer;
+    const [route] = this.routesFor(new Map([[id, target]]), new Map(), factory).values();
+    this.routes = new Map(this.routes).set(id, route!);
+    if (current !== undefined) this.retire(id, current);
+    return route!.writer;
   }
 
   private pick(connectionId: string): RecordWriter {

@@ -90,6 +90,29 @@ export interface ShutdownSettings {
   readonly closeBudgetMs: number;
 }
 
+/**
+ * `catalog.postgres`: the accounts, credentials (SHA-256 digests only), agents and connections
+ * live in a PostgreSQL catalog shared by several instances (`@svc/adapter-postgres`), not in
+ * the file's `accounts`. Source: issue 13 part 1; README "A catalog for several instances
+ * (PostgreSQL)". A restart applies a change of it (docs/decisions.md "Configuration reload").
+ */
+export interface PostgresCatalogSettings {
+  /**
+   * `url_env`, default `SVC_CATALOG_URL`: the name of the environment variable that holds the
+   * catalog database's URL (`postgres://user:password@host:port/database`). The URL itself is
+   * never in the file (it may hold a password), never logged.
+   */
+  readonly urlEnv: string;
+  /** `schema`, default `svc`: the PostgreSQL schema `svc-server migrate` made. */
+  readonly schema: string;
+  /**
+   * `timeout_ms`, default `dependency_timeout_ms`: bound in milliseconds of every catalog
+   * lookup (past it: 503 `service_unavailable`), of each step of opening it at start, and of
+   * `/readyz`'s `catalog` check.
+   */
+  readonly timeoutMs: number;
+}
+
 /** Every setting of the API server, validated. Times in the names' units. */
 export interface ServerSettings {
   readonly baseUrl: string;
@@ -116,6 +139,8 @@ export interface ServerSettings {
   readonly worker: { readonly enabled: boolean; readonly concurrency: number };
   readonly sqlserver: { readonly connectTimeoutMs: number; readonly requestTimeoutMs: number; readonly poolMax: number };
   readonly accounts: readonly AccountSettings[];
+  /** Where the catalog is: absent, the file's {@link ServerSettings.accounts}; `postgres`, a PostgreSQL catalog (then `accounts` is empty). */
+  readonly catalog?: { readonly postgres: PostgresCatalogSettings };
   readonly deprecations: Readonly<Record<string, DeprecationSettings>>;
   readonly logLevel: string;
   /** How SIGTERM / SIGINT stop the process (docs/CONTRACT.md "Dependencies and faults"). */
@@ -219,6 +244,22 @@ export const configSchema = {
         connect_timeout_ms: { type: 'integer', minimum: 100 },
         request_timeout_ms: { type: 'integer', minimum: 100 },
         pool_max: { type: 'integer', minimum: 1, maximum: 1000 },
+      },
+    },
+    catalog: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['postgres'],
+      properties: {
+        postgres: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            url_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+            schema: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,39}$' },
+            timeout_ms: { type: 'integer', minimum: 100, maximum: 60_000 },
+          },
+        },
       },
     },
     accounts: {
@@ -383,6 +424,11 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
   if (c.egress?.url === undefined && listenEgress.port === 0) {
     throw new ConfigError('invalid configuration:\n  egress.url: is required when egress.listen.port is 0');
   }
+  if (c.catalog?.postgres !== undefined && (c.accounts ?? []).length > 0) {
+    throw new ConfigError(
+      'invalid configuration:\n  accounts: must be absent or empty when catalog.postgres is set (the accounts live in the PostgreSQL catalog: svc-server accounts add …)',
+    );
+  }
   let observability: ObservabilitySettings;
   try {
     observability = observabilitySettingsFrom(c);
@@ -446,6 +492,18 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
         ),
       })),
     })),
+    ...opt(
+      'catalog',
+      c.catalog?.postgres === undefined
+        ? undefined
+        : {
+            postgres: {
+              urlEnv: c.catalog.postgres.url_env ?? 'SVC_CATALOG_URL',
+              schema: c.catalog.postgres.schema ?? 'svc',
+              timeoutMs: c.catalog.postgres.timeout_ms ?? c.dependency_timeout_ms ?? 2000,
+            },
+          },
+    ),
     deprecations: Object.fromEntries(
       Object.entries(c.deprecations ?? {}).map(([op, d]: [string, any]) => [
         op,

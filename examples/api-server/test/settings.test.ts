@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { ConfigError, DuplicateIdError, loadSettings } from '../src/settings.js';
+import { ConfigError, DuplicateIdError, loadSettings, type ServerSettings } from '../src/settings.js';
 
 const EXAMPLE = fileURLToPath(new URL('../config.example.yaml', import.meta.url));
 
@@ -11,6 +11,26 @@ describe('settings', function () {
   it('config.example.yaml, which documents every field, validates', function () {
     const settings = loadSettings(EXAMPLE, {});
     expect(settings.durability).to.deep.equal({ redisRequireDurable: false, runRetentionSeconds: 604_800, maxFinishedRunsInMemory: 10_000 });
+  });
+
+  describe('catalog.postgres (README "A catalog for several instances (PostgreSQL)")', function () {
+    it('reads the URL variable name, schema and timeout, with defaults', function () {
+      expect(validate({ catalog: { postgres: {} }, dependency_timeout_ms: 1500 }).catalog).to.deep.equal({
+        postgres: { urlEnv: 'SVC_CATALOG_URL', schema: 'svc', timeoutMs: 1500 },
+      });
+      expect(validate({ catalog: { postgres: { url_env: 'CAT_URL', schema: 'svc_2', timeout_ms: 700 } } }).catalog).to.deep.equal({
+        postgres: { urlEnv: 'CAT_URL', schema: 'svc_2', timeoutMs: 700 },
+      });
+      expect(validate({}).catalog).to.equal(undefined);
+    });
+
+    it('refuses accounts beside it, a URL in the file and a bad schema, naming the field', function () {
+      expect(() => validate({ catalog: { postgres: {} }, accounts: [{ id: 'acct_a' }] })).to.throw(ConfigError, /accounts: must be absent or empty when catalog\.postgres/u);
+      expect(validate({ catalog: { postgres: {} }, accounts: [] }).accounts).to.deep.equal([]);
+      expect(() => validate({ catalog: { postgres: { url: 'postgres://u:p@h/db' } } })).to.throw(ConfigError, /catalog\.postgres\.url\b/u);
+      expect(() => validate({ catalog: { postgres: { schema: 'Bad-Name' } } })).to.throw(ConfigError, /catalog\.postgres\.schema/u);
+      expect(() => validate({ catalog: { postgres: { url_env: 'not a name' } } })).to.throw(ConfigError, /catalog\.postgres\.url_env/u);
+    });
   });
 
   it('a bad runs or redis field is refused naming it', function () {
@@ -86,12 +106,12 @@ describe('settings', function () {
 });
 
 /** Loads `raw` as a configuration file (JSON is YAML), as the server does. */
-function validate(raw: unknown): void {
+function validate(raw: unknown): ServerSettings {
   const dir = mkdtempSync(join(tmpdir(), 'svc-settings-'));
   const path = join(dir, 'config.yaml');
   writeFileSync(path, JSON.stringify(raw));
   try {
-    loadSettings(path, {});
+    return loadSettings(path, {});
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

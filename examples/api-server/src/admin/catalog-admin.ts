@@ -1,8 +1,8 @@
 /**
  * What the admin CLI (`svc-server`) needs from a catalog: the accounts, their credentials
  * (SHA-256 digests only), agents and connections, read and changed one operation at a
- * time. Implementations: {@link YamlCatalogAdmin} (the configuration file, edited in place)
- * now; a PostgreSQL one later (issue 13 part 1), selected by the configuration.
+ * time. Implementations: `YamlCatalogAdmin` (the configuration file, edited in place) and
+ * `PostgresCatalogAdmin` (`catalog.postgres`: issue 13 part 1), selected by the configuration.
  */
 import type { SqlServerDetails } from '../settings.js';
 

@@ -8,16 +8,35 @@
  *
  * `svc-server --help` lists the commands and the exit codes.
  */
-import type { CatalogAdmin } from './catalog-admin.js';
+import { CatalogAdminError, type CatalogAdmin } from './catalog-admin.js';
 import { PROGRAM_NAME, runAdmin } from './program.js';
 
 /**
- * The catalog a configuration file selects: today always the file itself. A PostgreSQL
- * catalog (issue 13 part 1) will be selected here by a key of the file (`catalog.postgres_url`).
- * Each implementation is loaded only when selected (a PostgreSQL one brings knex and pg), and
- * only when a command runs: `--help` and usage errors skip compiling the configuration's schema.
+ * The catalog a configuration file selects: a PostgreSQL catalog when the file has
+ * `catalog.postgres` (README "A catalog for several instances (PostgreSQL)"), else the YAML
+ * file itself. Each implementation is loaded only when selected (the PostgreSQL one brings
+ * knex and pg), and only when a command runs: `--help` and usage errors skip compiling the
+ * configuration's schema. A file that cannot be read or parsed goes to the YAML
+ * implementation, which reports it as it always has.
  */
 async function openCatalog(configPath: string): Promise<CatalogAdmin> {
+  let raw: unknown;
+  try {
+    const [{ readFile }, { parse }] = await Promise.all([import('node:fs/promises'), import('yaml')]);
+    raw = parse(await readFile(configPath, 'utf8'));
+  } catch {
+    raw = undefined;
+  }
+  if ((raw as { catalog?: { postgres?: unknown } } | null)?.catalog?.postgres !== undefined) {
+    const [{ loadSettings }, { PostgresCatalogAdmin }] = await Promise.all([import('../settings.js'), import('./postgres-catalog-admin.js')]);
+    let postgres;
+    try {
+      postgres = loadSettings(configPath).catalog?.postgres;
+    } catch (error) {
+      throw new CatalogAdminError('invalid', (error as Error).message);
+    }
+    if (postgres !== undefined) return new PostgresCatalogAdmin(postgres);
+  }
   const { YamlCatalogAdmin } = await import('./yaml-catalog-admin.js');
   return new YamlCatalogAdmin(configPath);
 }

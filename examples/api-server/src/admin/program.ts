@@ -42,10 +42,11 @@ const EXIT_FOR_KIND = {
 
 const EPILOGUE = `
 The catalog: every command works on the catalog the configuration file names (--config FILE,
-or the SVC_CONFIG environment variable): today the YAML file itself, edited in place with its
-comments kept. Every change is validated as the server validates the file at start before it
-is written (atomically); a change that would define an id or a digest twice is refused, naming
-both places. Secrets are printed once, on stdout; only their SHA-256 digests are stored.
+or the SVC_CONFIG environment variable): the YAML file itself, edited in place with its
+comments kept, or, when the file has catalog.postgres, that PostgreSQL catalog (its URL in the
+environment variable catalog.postgres.url_env names; run migrate once first). Every change is
+validated before it is stored; a change that would define an id or a digest twice is refused,
+naming both places. Secrets are printed once, on stdout; only their SHA-256 digests are stored.
 
 Exit codes:
   ${EXIT_CODES.ok}   done
@@ -55,7 +56,8 @@ Exit codes:
   ${EXIT_CODES.notFound}   not found: no such account, credential, agent or connection
   ${EXIT_CODES.conflict}   conflict: an id or a digest defined twice, an account that still owns
       resources, or the file changed while the command ran
-  ${EXIT_CODES.unavailable}  catalog unavailable: the file cannot be read or written`;
+  ${EXIT_CODES.unavailable}  catalog unavailable: the file cannot be read or written, the database cannot be
+      reached, is not migrated (run migrate) or was migrated by a newer version`;
 
 /** A command line that cannot be carried out as written (exit 2). */
 class UsageError extends Error {}
