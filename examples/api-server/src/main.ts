@@ -37,7 +37,7 @@ async function main(): Promise<void> {
 
   const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
   // Before anything makes a span: only when the standard OTEL_* variables ask for traces.
-  const tracing = startTracing(process.env);
+  const tracing = await startTracing(process.env);
   // Handlers first: a signal that arrives while starting is noted (and the guard armed)
   // at once; the bounded stop begins as soon as the start is done, so that a BullMQ job
   // already taken or a client half open is stopped like any other, not cut by an exit.

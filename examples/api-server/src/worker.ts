@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const settings = loadSettings(configPath);
   if (settings.redisUrl === undefined) throw new ConfigError('a standalone worker needs redis_url (or REDIS_URL)');
   const logger = pino({ level: settings.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime });
-  const tracing = startTracing(process.env);
+  const tracing = await startTracing(process.env);
   const { graceMs, closeBudgetMs } = settings.shutdown;
   let admin: AdminListener | undefined;
   // Handlers first: a signal while starting is noted (and the guard armed) at once; the
