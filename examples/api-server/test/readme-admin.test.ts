@@ -4,21 +4,12 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { sha256Hex } from '@svc/core';
 import { loadSettings } from '../src/settings.js';
-import { run, secretOf, type Ran } from './support/admin-cli.js';
+import { readmeCommands, run, secretOf, type Ran } from './support/admin-cli.js';
 import { REPO_ROOT, tempDir } from './support/server-process.js';
 
 /** The README section whose shell blocks this test runs, line by line. */
 const SECTION = '### The admin CLI: `svc-server`';
 
-/** The command lines of every `sh` block of the section, `\`-continued lines joined. */
-function commandsOf(readme: string): string[] {
-  const start = readme.indexOf(`\n${SECTION}\n`);
-  if (start < 0) throw new Error(`README.md has no section "${SECTION}"`);
-  const rest = readme.slice(start + SECTION.length + 2);
-  const end = rest.search(/\n#{1,3} /u);
-  const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/gu)].flatMap((m) => m[1]!.replace(/\\\n\s*/gu, ' ').split('\n').filter((l) => l.trim() !== ''));
-}
 
 /** The lists of an account in the file, and their entries. */
 interface Lists {
@@ -40,7 +31,7 @@ describe('README "The admin CLI": every command shown works as written (exit 0 a
   });
 
   it('runs each line with bash from the repository root, config.yaml standing for a file in a temporary directory', async function () {
-    const lines = commandsOf(await readFile(join(REPO_ROOT, 'README.md'), 'utf8'));
+    const lines = readmeCommands(await readFile(join(REPO_ROOT, 'README.md'), 'utf8'), SECTION);
     expect(lines.length).to.be.above(10);
     const config = join(dir.path, 'config.yaml');
     const example = await readFile(join(REPO_ROOT, 'examples/api-server/config.example.yaml'), 'utf8');

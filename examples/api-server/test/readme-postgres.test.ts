@@ -4,21 +4,12 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { sha256Hex } from '@svc/core';
 import { loadSettings } from '../src/settings.js';
-import { run, secretOf, type Ran } from './support/admin-cli.js';
+import { readmeCommands, run, secretOf, type Ran } from './support/admin-cli.js';
 import { REPO_ROOT, tempDir } from './support/server-process.js';
 
 /** The README section whose shell block this test runs, line by line. */
 const SECTION = '### A catalog for several instances (PostgreSQL)';
 
-/** The command lines of every `sh` block of the section. */
-function commandsOf(readme: string): string[] {
-  const start = readme.indexOf(`\n${SECTION}\n`);
-  if (start < 0) throw new Error(`README.md has no section "${SECTION}"`);
-  const rest = readme.slice(start + SECTION.length + 2);
-  const end = rest.search(/\n#{1,3} /u);
-  const section = end < 0 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/gu)].flatMap((m) => m[1]!.split('\n').filter((l) => l.trim() !== ''));
-}
 
 describe('README "A catalog for several instances (PostgreSQL)": every command shown works as written', function () {
   this.timeout(120_000);
@@ -38,7 +29,7 @@ describe('README "A catalog for several instances (PostgreSQL)": every command s
   });
 
   it('runs each line with bash from the repository root (catalog.yaml in a temporary directory, the schema a fresh one)', async function () {
-    const lines = commandsOf(await readFile(join(REPO_ROOT, 'README.md'), 'utf8'));
+    const lines = readmeCommands(await readFile(join(REPO_ROOT, 'README.md'), 'utf8'), SECTION);
     const config = join(dir.path, 'catalog.yaml');
     // Each line runs in its own shell: the exported URL is handed to the lines after it.
     const env: Record<string, string | null> = { SVC_CONFIG: null, SVC_CATALOG_URL: null };

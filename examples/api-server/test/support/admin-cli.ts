@@ -51,3 +51,17 @@ export function secretOf(out: Ran, prefix: 'svc-' | 'svcpt_'): string {
   if (out.stdout.split(secret).length !== 2 || out.stderr.includes(secret)) throw new Error('the secret is printed more than once');
   return secret;
 }
+
+/**
+ * The command lines of every `sh` block of the README section headed `heading` (up to the
+ * next heading of level 1 to 3), `\`-continued lines joined: what a reader pastes, line by line.
+ * @throws when README.md has no such section.
+ */
+export function readmeCommands(readme: string, heading: string): string[] {
+  const start = readme.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`README.md has no section "${heading}"`);
+  const rest = readme.slice(start + heading.length + 2);
+  const end = rest.search(/\n#{1,3} /u);
+  const section = end < 0 ? rest : rest.slice(0, end);
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/gu)].flatMap((m) => m[1]!.replace(/\\\n\s*/gu, ' ').split('\n').filter((l) => l.trim() !== ''));
+}
