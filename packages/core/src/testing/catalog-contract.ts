@@ -6,6 +6,7 @@ import { SCOPE_RUNS_READ, SCOPE_RUNS_WRITE } from '../domain/principal.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { CredentialStore, StoredCredential } from '../ports/credential-store.js';
+import { InMemoryAgentCatalog, InMemoryConnectionCatalog, InMemoryCredentialStore } from '../memory/in-memory-catalogs.js';
 import { sha256Hex } from '../use-cases/authenticate.js';
 import { resolveTestRunner, type TestRunner } from './test-runner.js';
 
@@ -190,5 +191,29 @@ export function catalogContract(name: string, makeHarness: () => Promise<Catalog
       await h.add({ connections: [connection] });
       assert.equal((await h.connections.findById(connection.connectionId))?.accountId, accountA);
     });
+  });
+}
+
+/**
+ * A {@link CatalogHarness} over fresh in-memory catalogs (`InMemoryCredentialStore`,
+ * `InMemoryAgentCatalog`, `InMemoryConnectionCatalog`): the embedded default and the fakes,
+ * run through {@link catalogContract} under any runner.
+ */
+export function inMemoryCatalogHarness(): Promise<CatalogHarness> {
+  const credentials = new InMemoryCredentialStore();
+  const agents = new InMemoryAgentCatalog();
+  const connections = new InMemoryConnectionCatalog();
+  return Promise.resolve({
+    credentials,
+    agents,
+    connections,
+    add: (entries) => {
+      for (const c of entries.credentials ?? []) credentials.add(c);
+      for (const a of entries.agents ?? []) agents.add(a);
+      for (const c of entries.connections ?? []) connections.add(c);
+      return Promise.resolve();
+    },
+    revoke: (credentialId) => Promise.resolve(credentials.revoke(credentialId)),
+    close: () => Promise.resolve(),
   });
 }

@@ -8,9 +8,7 @@ import type { RunStore } from '@svc/core';
 import {
   aConnection,
   catalogContract,
-  InMemoryAgentCatalog,
-  InMemoryConnectionCatalog,
-  InMemoryCredentialStore,
+  inMemoryCatalogHarness,
   InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
@@ -82,23 +80,6 @@ runLifecycleContract('InMemoryRunStore under node:test', () => Promise.resolve({
 
 catalogContract(
   'InMemoryCredentialStore + InMemoryAgentCatalog + InMemoryConnectionCatalog under node:test',
-  () => {
-    const credentials = new InMemoryCredentialStore();
-    const agents = new InMemoryAgentCatalog();
-    const connections = new InMemoryConnectionCatalog();
-    return Promise.resolve({
-      credentials,
-      agents,
-      connections,
-      add: (entries) => {
-        for (const c of entries.credentials ?? []) credentials.add(c);
-        for (const a of entries.agents ?? []) agents.add(a);
-        for (const c of entries.connections ?? []) connections.add(c);
-        return Promise.resolve();
-      },
-      revoke: (credentialId) => Promise.resolve(credentials.revoke(credentialId)),
-      close: () => Promise.resolve(),
-    });
-  },
+  inMemoryCatalogHarness,
   runner,
 );
