@@ -1,0 +1,348 @@
+// Isolation between accounts (docs/CONTRACT.md "Isolation between accounts"), proved for
+// every operation of the served OpenAPI document on both listeners: account B's credential
+// aimed at account A's resource gets the answer a missing resource of the same shape gets.
+// Also the four reproductions of issue 18, over HTTP against the server as users run it.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { sha256Hex } from '@svc/core';
+import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
+import { comparable, documentedOperations, probeCoverage, type Comparable, type DocumentedOperation } from './support/isolation.js';
+import { runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
+import { apiKey, bearer, call, expectData, expectProblem, type CallOptions } from '../../../tools/test-support/http.js';
+import { rawExchange } from '../../../tools/test-support/raw-http.js';
+
+/** Account B's OAuth access tokens, added to the e2e configuration for these probes. */
+const B_TOKENS = {
+  write: 'svcpt_iso-b-token-runs-write-Zz9Yy8Xx7Ww6V',
+  noScope: 'svcpt_iso-b-token-no-scope-Uu5Tt4Ss3Rr2Qq1',
+} as const;
+
+/** Account B's credentials, each probe variant sent with each that applies. */
+const B = {
+  key: apiKey(SECRETS.keyB),
+  bearerKey: bearer(SECRETS.keyB),
+  tokenWrite: bearer(B_TOKENS.write),
+  tokenNoScope: bearer(B_TOKENS.noScope),
+} as const;
+
+/** One request of a probe, sent once at A's resource and once at a missing one. */
+interface Variant {
+  readonly name: string;
+  readonly options: CallOptions;
+  /** Sent with another method than the operation's (`HEAD` on a `GET`). */
+  readonly method?: string;
+}
+
+/** A resource of account A and a missing resource of the same shape. */
+interface Target {
+  readonly name: string;
+  /** Path parameter values naming A's resource. */
+  readonly foreign: Readonly<Record<string, string>>;
+  /** The same parameters naming nothing, of the same length and form. */
+  readonly missing: Readonly<Record<string, string>>;
+  /** A's own credential: its answer to the first variant shows the resource is there for A. */
+  readonly owner: Record<string, string>;
+}
+
+/**
+ * How an operation is probed: `resource` operations name a resource of one account in their
+ * path; `account-free` operations answer the same whoever calls (the reason is required).
+ */
+type Probe =
+  | { readonly kind: 'resource'; readonly targets: () => readonly Target[]; readonly variants: readonly Variant[] }
+  | { readonly kind: 'account-free'; readonly why: string };
+
+/** A JSON body and B's API key; `headers` adds or replaces headers. */
+const json = (name: string, body: unknown, headers: Record<string, string> = B.key): Variant => ({ name, options: { headers, json: body } });
+const raw = (name: string, body: string, contentType: string): Variant => ({ name, options: { headers: { ...B.key, 'content-type': contentType }, raw: body } });
+
+/** Variants of a row write: valid, every way a body can be wrong, every kind of B's credential. */
+function recordWriteVariants(valid: Record<string, unknown>): Variant[] {
+  return [
+    json('a valid body', valid),
+    json('a valid body, key as a bearer', valid, B.bearerKey),
+    json('an unknown entity', { ...valid, entity: 'dbo.nothing_here' }),
+    json('an unknown column', { ...valid, values: { no_such_column: 1 } }),
+    json('no values', { ...valid, values: undefined }),
+    json('an unknown member', { ...valid, extra: true }),
+    json('a scalar body', 42),
+    raw('unreadable JSON', '{"entity":', 'application/json'),
+    raw('a text body', 'entity=dbo.orders', 'text/plain'),
+    { name: 'no body', options: { headers: B.key } },
+    json('an OAuth token with runs:write', valid, B.tokenWrite),
+    json('an OAuth token without scopes', valid, B.tokenNoScope),
+  ];
+}
+
+const INSERT = { entity: 'dbo.orders', values: { sku: 'ISO-1', qty: 1 } };
+const UPDATE = { entity: 'dbo.orders', key_column: 'id', key_value: 1, values: { status: 'iso' } };
+const START = { message: 'isolation probe' };
+
+/** What differs between two comparable answers: `status`, `header <name>`, `body`. */
+function differ(a: Comparable, b: Comparable): string[] {
+  const out: string[] = [];
+  if (a.status !== b.status) out.push('status');
+  for (const name of new Set([...Object.keys(a.headers), ...Object.keys(b.headers)])) if (a.headers[name] !== b.headers[name]) out.push(`header ${name}`);
+  if (JSON.stringify(a.body) !== JSON.stringify(b.body)) out.push('body');
+  return out;
+}
+
+/** A missing id of the same shape as `id`: same length, same alphabet, no such resource. */
+const uuidLike = (): string => randomUUID();
+const agentLike = (id: string): string => `${id.slice(0, id.indexOf('_') + 1)}${'z'.repeat(id.length - id.indexOf('_') - 1)}`;
+
+describe('isolation between accounts (child process, every documented operation)', function () {
+  this.timeout(60_000);
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let at: Addresses;
+  let server: ServerProcess;
+  let operations: DocumentedOperation[];
+  /** A run of account A (started in `before`). */
+  let runOfA: string;
+
+  const connectionTargets = (): Target[] => [
+    { name: "A's sqlserver connection", foreign: { connection_id: SQL_A }, missing: { connection_id: uuidLike() }, owner: apiKey(SECRETS.keyA) },
+    { name: "A's postgresql connection (writes_not_supported for A)", foreign: { connection_id: PG_A }, missing: { connection_id: uuidLike() }, owner: apiKey(SECRETS.keyA) },
+  ];
+
+  /**
+   * One probe per documented operation id. An operation missing here fails the suite
+   * ("every operation has a probe"), so a new operation is covered the day it lands.
+   */
+  const PROBES: Readonly<Record<string, Probe>> = {
+    describeApi: { kind: 'account-free', why: 'the index is public and the same for every caller (spec "Discovery")' },
+    insertRecord: { kind: 'resource', targets: connectionTargets, variants: recordWriteVariants(INSERT) },
+    updateRecord: { kind: 'resource', targets: connectionTargets, variants: recordWriteVariants(UPDATE) },
+    insertRecordViaEgress: { kind: 'resource', targets: connectionTargets, variants: recordWriteVariants(INSERT) },
+    updateRecordViaEgress: { kind: 'resource', targets: connectionTargets, variants: recordWriteVariants(UPDATE) },
+    startRun: {
+      kind: 'resource',
+      targets: () => [{ name: "A's agent", foreign: { agent_id: AGENTS.spare }, missing: { agent_id: agentLike(AGENTS.spare) }, owner: apiKey(SECRETS.keyA) }],
+      variants: [
+        json('a valid body', START),
+        json('a valid body, key as a bearer', START, B.bearerKey),
+        json('files of the wrong type', { files: 'not-a-list' }),
+        json('an unknown member', { ...START, extra: true }),
+        json('an empty object', {}),
+        raw('unreadable JSON', '{"message":', 'application/json'),
+        raw('a text body', 'message=x', 'text/plain'),
+        { name: 'no body', options: { headers: B.key } },
+        json('an OAuth token with runs:write', START, B.tokenWrite),
+        json('an OAuth token without scopes', START, B.tokenNoScope),
+      ],
+    },
+    getRun: {
+      kind: 'resource',
+      targets: () => [{ name: "A's run", foreign: { run_id: runOfA }, missing: { run_id: uuidLike() }, owner: apiKey(SECRETS.keyA) }],
+      variants: [
+        { name: 'an API key', options: { headers: B.key } },
+        { name: 'an API key as a bearer', options: { headers: B.bearerKey } },
+        { name: 'HEAD', method: 'HEAD', options: { headers: B.key } },
+        { name: 'an OAuth token with runs:read', options: { headers: B.tokenWrite } },
+        { name: 'an OAuth token without scopes', options: { headers: B.tokenNoScope } },
+        { name: 'If-None-Match', options: { headers: { ...B.key, 'if-none-match': '"x"' } } },
+      ],
+    },
+  };
+
+  /** Where the document says an operation is served, mapped onto this server's listeners. */
+  const urlOf = (operation: DocumentedOperation, parameters: Readonly<Record<string, string>>): string => {
+    let path = operation.path;
+    for (const name of operation.pathParameters) {
+      const value = parameters[name];
+      if (value === undefined) throw new Error(`${operation.operationId}: the probe gives no value for {${name}}`);
+      path = path.replace(`{${name}}`, encodeURIComponent(value));
+    }
+    return `${operation.serverUrl}${path}`;
+  };
+
+  before(async function () {
+    dir = await tempDir();
+    at = await addresses();
+    const config = e2eConfig(at);
+    const accounts = config['accounts'] as Record<string, unknown>[];
+    accounts[1] = {
+      ...accounts[1],
+      oauth_tokens: [
+        { id: 'tok_b_write', sha256: sha256Hex(B_TOKENS.write), scopes: ['runs:write', 'runs:read'] },
+        { id: 'tok_b_noscope', sha256: sha256Hex(B_TOKENS.noScope), scopes: [] },
+      ],
+    };
+    server = await startServerProcess(await writeConfig(dir.path, config), at.url, at.egressUrl);
+    const served = await call(at.url, 'GET', '/openapi.yaml');
+    expect(served.status).to.equal(200);
+    operations = documentedOperations(parse(served.text) as Record<string, unknown>);
+    runOfA = expectData<{ run_id: string }>(await call(at.url, 'POST', `/api/v1/agents/${AGENTS.spare}/run`, { headers: apiKey(SECRETS.keyA), json: START }), 202).run_id;
+  });
+
+  after(async function () {
+    await server?.kill();
+    await dir?.remove();
+  });
+
+  it('every operation of the served document has a probe, and every probe an operation', function () {
+    expect(operations.length, 'operations in the served document').to.be.at.least(7);
+    // Both listeners are in the document: the egress operations carry their own server.
+    expect(new Set(operations.map((o) => o.serverUrl))).to.deep.equal(new Set([at.url, at.egressUrl]));
+    expect(probeCoverage(operations, Object.keys(PROBES))).to.deep.equal({ unprobed: [], stale: [] });
+  });
+
+  it('an operation added to the document without a probe is named (the suite would fail)', function () {
+    const document = {
+      servers: [{ url: at.url }],
+      paths: {
+        '/api/v1/runs/{run_id}': { get: { operationId: 'getRun' } },
+        '/api/v1/widgets/{widget_id}': { get: { operationId: 'getWidget' }, delete: { operationId: 'deleteWidget' } },
+        '/v1/widgets': { servers: [{ url: at.egressUrl }], post: { operationId: 'createWidgetViaEgress' } },
+      },
+    };
+    const added = documentedOperations(document);
+    expect(added.map((o) => [o.operationId, o.method, o.serverUrl, o.pathParameters])).to.deep.equal([
+      ['getRun', 'GET', at.url, ['run_id']],
+      ['getWidget', 'GET', at.url, ['widget_id']],
+      ['deleteWidget', 'DELETE', at.url, ['widget_id']],
+      ['createWidgetViaEgress', 'POST', at.egressUrl, []],
+    ]);
+    expect(probeCoverage(added, Object.keys(PROBES))).to.deep.equal({
+      unprobed: ['getWidget', 'deleteWidget', 'createWidgetViaEgress'],
+      stale: Object.keys(PROBES).filter((id) => id !== 'getRun'),
+    });
+    expect(() => documentedOperations({ paths: { '/x': { get: {} } } })).to.throw(/GET \/x has no operationId/u);
+  });
+
+  it("account-free operations answer B as they answer A and a caller without a credential", async function () {
+    for (const operation of operations) {
+      const probe = PROBES[operation.operationId];
+      if (probe?.kind !== 'account-free') continue;
+      const url = urlOf(operation, {});
+      const answers = [await call('', operation.method, url), await call('', operation.method, url, { headers: apiKey(SECRETS.keyA) }), await call('', operation.method, url, { headers: B.key })];
+      const [anonymous, ...others] = answers.map((a) => comparable(a, ''));
+      // The rate-limit headers of a credential aside, every answer is the same.
+      for (const other of others) {
+        const { 'ratelimit-limit': _l, 'x-ratelimit-limit': _x, ...headers } = other.headers;
+        expect({ ...other, headers }, operation.operationId).to.deep.equal(anonymous);
+      }
+    }
+  });
+
+  it("B's credential at A's resource answers exactly as at a missing one, for every variant of every operation", async function () {
+    let compared = 0;
+    const failures: string[] = [];
+    for (const operation of operations) {
+      const probe = PROBES[operation.operationId];
+      if (probe?.kind !== 'resource') continue;
+      for (const target of probe.targets()) {
+        // The resource is there for its owner: A's answer to the first variant is not the missing one's.
+        const first = probe.variants[0] as Variant;
+        const owners = await call('', first.method ?? operation.method, urlOf(operation, target.foreign), { ...first.options, headers: { ...first.options.headers, ...target.owner } });
+        const missingForA = await call('', first.method ?? operation.method, urlOf(operation, target.missing), { ...first.options, headers: { ...first.options.headers, ...target.owner } });
+        expect(owners.status, `${operation.operationId}, ${target.name}: A sees its own resource (${owners.text})`).to.not.equal(missingForA.status);
+
+        for (const variant of probe.variants) {
+          const method = variant.method ?? operation.method;
+          const foreignId = Object.values(target.foreign).join('/');
+          const missingId = Object.values(target.missing).join('/');
+          const foreign = await call('', method, urlOf(operation, target.foreign), variant.options);
+          const missing = await call('', method, urlOf(operation, target.missing), variant.options);
+          compared += 1;
+          const where = `${operation.operationId} ${method} (${operation.serverUrl === at.egressUrl ? 'egress' : 'main'} listener), ${target.name}, ${variant.name}`;
+          if (missing.status >= 200 && missing.status < 300) failures.push(`${where}: a missing resource answered ${missing.status}`);
+          const differences = differ(comparable(foreign, foreignId), comparable(missing, missingId));
+          if (differences.length > 0) failures.push(`${where}: differs in ${differences.join(', ')}\n  foreign: ${foreign.status} ${foreign.text}\n  missing: ${missing.status} ${missing.text}`);
+        }
+      }
+    }
+    if (failures.length > 0) throw new Error(`${failures.length} of ${compared} pairs tell a foreign resource from a missing one:\n${failures.join('\n')}`);
+    expect(compared, 'pairs compared').to.be.at.least(60);
+  });
+
+  it("the main listener's operations are not served on the egress listener, for A's ids as for missing ones", async function () {
+    for (const operation of operations.filter((o) => o.serverUrl === at.url && o.pathParameters.length > 0)) {
+      const probe = PROBES[operation.operationId];
+      if (probe?.kind !== 'resource') continue;
+      for (const target of probe.targets()) {
+        const onEgress = (parameters: Readonly<Record<string, string>>): string => urlOf(operation, parameters).replace(at.url, at.egressUrl);
+        const foreign = await call('', operation.method, onEgress(target.foreign), { ...(probe.variants[0] as Variant).options, headers: target.owner });
+        const missing = await call('', operation.method, onEgress(target.missing), { ...(probe.variants[0] as Variant).options, headers: target.owner });
+        expectProblem(foreign, 404, 'not_found');
+        expect(comparable(foreign, Object.values(target.foreign).join('/'))).to.deep.equal(comparable(missing, Object.values(target.missing).join('/')));
+      }
+    }
+  });
+
+  describe('the four reproductions of issue 18', function () {
+    it('1. an API key id in two accounts is refused at start, naming both places (windows could never be merged)', async function () {
+      const config = e2eConfig(await addresses());
+      const accounts = config['accounts'] as { api_keys: { id: string; sha256: string }[] }[];
+      accounts[1]!.api_keys[0]!.id = 'key_a1';
+      const exit = await runNode('examples/api-server/src/main.ts', ['--config', await writeConfig(dir.path, config, 'duplicate-key.yaml')]);
+      expect(exit.code, exit.stderr).to.not.equal(0);
+      expect(exit.stderr).to.include('accounts[1].api_keys[0].id: credential "key_a1" is already defined at accounts[0].api_keys[0]');
+    });
+
+    it('1. the same: B exhausting its window leaves A untouched (windows keyed by account and credential id)', async function () {
+      const own = await addresses();
+      const rateLimits = { credential: { requests: 3, window_seconds: 60 }, agent: { requests: 30, window_seconds: 60 } };
+      const instance = await startServerProcess(await writeConfig(dir.path, { ...e2eConfig(own), rate_limits: rateLimits }, 'limited.yaml'), own.url, own.egressUrl);
+      try {
+        for (let i = 0; i < 3; i += 1) expect((await call(own.url, 'GET', `/api/v1/runs/${randomUUID()}`, { headers: B.key })).status).to.equal(404);
+        expect((await call(own.url, 'GET', `/api/v1/runs/${randomUUID()}`, { headers: B.key })).status).to.equal(429);
+        const a = await call(own.url, 'GET', `/api/v1/runs/${randomUUID()}`, { headers: apiKey(SECRETS.keyA) });
+        expectProblem(a, 404, 'not_found');
+        expect(a.headers.get('ratelimit-remaining')).to.equal('2');
+      } finally {
+        await instance.kill();
+      }
+    });
+
+    it('2. an agent id in two accounts is refused at start, naming both places', async function () {
+      const config = e2eConfig(await addresses());
+      const accounts = config['accounts'] as { agents: { id: string }[] }[];
+      accounts[1]!.agents.push({ id: AGENTS.main });
+      const exit = await runNode('examples/api-server/src/main.ts', ['--config', await writeConfig(dir.path, config, 'duplicate-agent.yaml')]);
+      expect(exit.code, exit.stderr).to.not.equal(0);
+      expect(exit.stderr).to.include(`accounts[1].agents[1].id: agent "${AGENTS.main}" is already defined at accounts[0].agents[0]`);
+    });
+
+    it("3. two Authorization headers (A's key and B's) answer 401 invalid_credential on both listeners", async function () {
+      for (const [port, path] of [
+        [at.port, `/api/v1/connections/${SQL_B}/records`],
+        [at.egressPort, `/v1/connections/${SQL_B}/records`],
+        [at.port, `/api/v1/agents/${AGENT_B}/run`],
+      ] as const) {
+        const body = path.endsWith('/run') ? JSON.stringify(START) : JSON.stringify(INSERT);
+        const [a, b] = [SECRETS.keyA, SECRETS.keyB];
+        for (const credentials of [
+          `Authorization: Bearer ${a}\r\nAuthorization: Bearer ${b}`,
+          `Authorization: Bearer ${b}\r\nAuthorization: Bearer ${a}`,
+          // One line, as a proxy joins repeated lines (RFC 9110 §5.3).
+          `Authorization: Bearer ${b}, Bearer ${a}`,
+          `X-API-Key: ${b}\r\nX-API-Key: ${a}`,
+          `X-API-Key: ${b}, ${a}`,
+          `X-API-Key: ${b}\r\nAuthorization: Bearer ${a}`,
+        ]) {
+          const request =
+            `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${credentials}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+          const exchange = await rawExchange(port, request, { timeoutMs: 5000, expectAnswers: 1 });
+          const answer = exchange.answers[0];
+          expect(answer?.status, `${path} ${credentials.replaceAll(a, 'A').replaceAll(b, 'B')}: ${answer?.body.toString('utf8')}`).to.equal(401);
+          expect(JSON.parse(answer!.body.toString('utf8'))).to.include({ code: 'invalid_credential' });
+          expect(answer!.headers.get('www-authenticate')?.[0]).to.match(/^Bearer /u);
+        }
+      }
+    });
+
+    it("4. B's write through B's connection never reaches the row A wrote through A's (one table set per connection)", async function () {
+      const sku = `ISO-A-${randomUUID().slice(0, 8)}`;
+      expectData(await call(at.url, 'POST', `/api/v1/connections/${SQL_A}/records`, { headers: apiKey(SECRETS.keyA), json: { entity: 'dbo.orders', values: { sku, qty: 5 } } }), 201);
+      const byB = { entity: 'dbo.orders', key_column: 'sku', key_value: sku, values: { status: 'taken-by-b' } };
+      expect(expectData(await call(at.url, 'PATCH', `/api/v1/connections/${SQL_B}/records`, { headers: B.key, json: byB }), 200)).to.deep.equal({ rows_affected: 0 });
+      expect(expectData(await call(at.egressUrl, 'PATCH', `/v1/connections/${SQL_B}/records`, { headers: B.key, json: byB }), 200)).to.deep.equal({ rows_affected: 0 });
+      // A's row is still A's, unchanged by B: A's update selecting it by its old status finds it.
+      const byA = { entity: 'dbo.orders', key_column: 'sku', key_value: sku, values: { note: 'still here' } };
+      expect(expectData(await call(at.url, 'PATCH', `/api/v1/connections/${SQL_A}/records`, { headers: apiKey(SECRETS.keyA), json: byA }), 200)).to.deep.equal({ rows_affected: 1 });
+    });
+  });
+});
