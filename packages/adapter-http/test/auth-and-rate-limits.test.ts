@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { anAgent } from '@svc/core/testing';
+import { anAgent, aStoredCredential } from '@svc/core/testing';
 import { expectData, expectProblem, expectRateLimited, expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import { rawExchange } from '../../../tools/test-support/raw-http.js';
 import {
+  ACCOUNT_B,
   anInsert,
   anUpdate,
   apiKey,
@@ -203,6 +204,22 @@ describe('adapter-http: rate-limit headers', function () {
       }
       expect(tight.world.runs.all()).to.have.length(0);
       expect((await call(tight.url, 'PATCH', recordsPath(), { headers: apiKey(SECRETS.keyA2), json: anUpdate() })).status).to.equal(200);
+    } finally {
+      await tight.close();
+    }
+  });
+
+  it('a credential id found in two accounts (a catalog mistake) still gets one window per account (CONTRACT "Isolation between accounts")', async function () {
+    const tight = await startApps({ limits: { credential: { limit: 3, windowSeconds: 20 }, agent: { limit: 30, windowSeconds: 60 } } });
+    try {
+      // Account B holds a key whose id is A's `key_a1`; the settings and the PostgreSQL catalog refuse this, the in-memory store does not.
+      const secretOfB = 'svc-http-test-key-account-b-same-id-0001';
+      tight.world.credentials.add(aStoredCredential(secretOfB, { credentialId: 'key_a1', accountId: ACCOUNT_B }));
+      for (let i = 0; i < 3; i += 1) expect((await call(tight.url, 'PATCH', recordsPath(FOREIGN_CONNECTION_ID), { headers: apiKey(secretOfB), json: anUpdate() })).status).to.equal(200);
+      expectRateLimited(await call(tight.url, 'PATCH', recordsPath(FOREIGN_CONNECTION_ID), { headers: apiKey(secretOfB), json: anUpdate() }), 3, 20);
+      const a = await call(tight.url, 'PATCH', recordsPath(), { headers: key, json: anUpdate() });
+      expect(a.status, a.text).to.equal(200);
+      expect(a.headers.get('ratelimit-remaining')).to.equal('2');
     } finally {
       await tight.close();
     }

@@ -46,6 +46,8 @@ export const FOREIGN_AGENT_ID = 'agent_of_b';
 
 /** The in-memory world behind the apps under test. */
 export interface World {
+  /** The credential store: a test may add a credential (even one the settings would refuse). */
+  readonly credentials: InMemoryCredentialStore;
   readonly agents: InMemoryAgentCatalog;
   readonly connections: InMemoryConnectionCatalog;
   readonly writer: InMemoryRecordWriter;
@@ -107,6 +109,7 @@ function buildWorld(limits: RateLimitSettings | undefined): World {
   const options: CoreOptions = { baseUrl: BASE_URL, egressUrl: EGRESS_URL, ...(limits !== undefined ? { rateLimits: limits } : {}) };
   const core = createCore(ports, options);
   return {
+    credentials,
     agents,
     connections,
     writer,
