@@ -1,6 +1,7 @@
 import { createHttpApp, createEgressApp, type HttpApp } from '@svc/adapter-http';
 import {
   createCore,
+  DependencyUnavailableError,
   RandomIdGenerator,
   SystemClock,
   type AgentCatalog,
@@ -274,10 +275,7 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
     // cleared by the catalog's NOTIFY on every change): a changed connection gets a new
     // writer within the catalog's propagation, its old writer closes after its writes.
     const recordWriter = new RoutingRecordWriter(new Map(), undefined, logger, {
-      resolve: async (connectionId) => {
-        const details = await catalog.connectionDetails(connectionId);
-        return details === undefined ? { kind: 'demo' } : { kind: 'sqlserver', details };
-      },
+      resolve: catalogWriteTarget(catalog, logger),
       sqlServer: sqlServerWriters,
     });
     return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness, catalog };
@@ -291,6 +289,39 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
   }
   const recordWriter = new RoutingRecordWriter(targets, needsSqlServer(targets) ? await sqlServerWriters() : undefined, logger);
   return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness };
+}
+
+/**
+ * Where a connection's writes go, as the PostgreSQL catalog describes it: `{kind:
+ * 'sqlserver', details}`, or `{kind: 'demo'}` for a connection without details.
+ *
+ * A connection whose password this process cannot read — its environment variable unset,
+ * or stored encrypted without a usable `SVC_CATALOG_KEY` (adapter-postgres `CatalogError`
+ * `secret_unavailable` or `key`) — cannot be written to from here:
+ * the write answers 503 `service_unavailable` with `Retry-After` (the core's
+ * `DependencyUnavailableError`, dependency `connection_secret`; docs/CONTRACT.md
+ * "Dependencies and faults": a lost dependency is a 503, never a 500), and the error is
+ * logged with the connection id and the variable's name — never a value.
+ *
+ * @param catalog - the catalog's `connectionDetails` (cached, cleared by its NOTIFY).
+ * @throws DependencyUnavailableError as above; the catalog's own errors (a lost catalog is
+ *   already a `DependencyUnavailableError`) pass through.
+ */
+export function catalogWriteTarget(catalog: Pick<PostgresCatalog, 'connectionDetails'>, logger: Logger): (connectionId: string) => Promise<WriteTarget> {
+  return async (connectionId) => {
+    try {
+      const details = await catalog.connectionDetails(connectionId);
+      return details === undefined ? { kind: 'demo' } : { kind: 'sqlserver', details };
+    } catch (error) {
+      // Duck-typed: adapter-postgres is loaded only when the catalog is configured.
+      const code = error instanceof Error && error.name === 'CatalogError' ? (error as Error & { code?: unknown }).code : undefined;
+      if (code === 'secret_unavailable' || code === 'key') {
+        logger.error({ component: 'catalog', connection_id: connectionId, reason: (error as Error).message }, 'a connection\'s password is not available to this process');
+        throw new DependencyUnavailableError('connection_secret', { cause: error });
+      }
+      throw error;
+    }
+  };
 }
 
 /** What {@link closeAdapters} left undone. */

@@ -207,4 +207,25 @@ describe('three API servers on one PostgreSQL catalog (issue 13, Done when 1)', 
     const exit = await cut.child.kill(15_000);
     expect(exit.signal).to.equal(null);
   });
+
+  it('a SQL Server connection whose password variable this process lacks answers 503 with Retry-After, never 500, and logs the variable by name', async function () {
+    const connection = 'b1d2c3e4-0000-4000-8000-00000000c0de';
+    const variable = 'SVC_PGWIRE_TEST_PASSWORD_NOT_SET';
+    const account = 'acct_pgwire_secret';
+    expect((await cli('migrate')).code).to.equal(0);
+    expect((await cli('accounts', 'add', account)).code).to.equal(0);
+    const added = await cli('connections', 'add', connection, '--account', account, '--type', 'sqlserver', '--host', 'sql.pgwire.invalid', '--database', 'sales', '--user', 'svc_writer', '--password-env', variable);
+    expect(added.code, added.stderr).to.equal(0);
+    const key = secretOf(await cli('keys', 'create', 'key_secret_unset', '--account', account), 'svc-');
+    const instance = await startInstance();
+    const write = await call(instance.base, 'POST', `/api/v1/connections/${connection}/records`, { headers: apiKey(key), json: { entity: 'dbo.orders', values: { qty: 1 } } });
+    expect(write.status, write.text).to.equal(503);
+    expect((write.body as { code: string }).code).to.equal('service_unavailable');
+    expect(Number(write.headers.get('retry-after'))).to.be.at.least(1);
+    for (const hidden of ['sql.pgwire.invalid', 'svc_writer', variable]) expect(write.text).to.not.include(hidden);
+    const errorLine = (): Record<string, unknown> | undefined => logLines(instance.child).find((l) => l['connection_id'] === connection && l['level'] === 50);
+    await eventually(() => errorLine() !== undefined, 'the error line', 5000);
+    expect(String(errorLine()!['reason'])).to.include(variable);
+    expect(JSON.stringify(logLines(instance.child))).to.not.include('sql.pgwire.invalid');
+  });
 });
