@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { sha256Hex } from '@svc/core';
+import { CatalogDuplicateError, migrateCatalog, PostgresCatalog } from '@svc/adapter-postgres';
 import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
 import { comparable, documentedOperations, probeCoverage, type Comparable, type DocumentedOperation } from './support/isolation.js';
 import { runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
@@ -92,8 +93,62 @@ function differ(a: Comparable, b: Comparable): string[] {
 const uuidLike = (): string => randomUUID();
 const agentLike = (id: string): string => `${id.slice(0, id.indexOf('_') + 1)}${'z'.repeat(id.length - id.indexOf('_') - 1)}`;
 
-describe('isolation between accounts (child process, every documented operation)', function () {
+/** The catalog database of the PostgreSQL runs (trust auth on this machine; CI starts it). */
+const PG_URL = process.env['CATALOG_TEST_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Where the accounts live: the configuration file, or a PostgreSQL catalog filled with the same entries. */
+type Catalog = 'configuration file' | 'PostgreSQL catalog';
+
+/** Account entries of a configuration file, as {@link e2eConfig} writes them. */
+interface AccountEntry {
+  readonly id: string;
+  readonly api_keys?: readonly { id: string; sha256: string }[];
+  readonly oauth_tokens?: readonly { id: string; sha256: string; scopes: string[]; expires_at?: string }[];
+  readonly agents?: readonly { id: string }[];
+  readonly connections?: readonly { id: string; type: string }[];
+}
+
+/** Drops a catalog schema made by a test. */
+async function dropSchema(schema: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const db = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
+  await db.connect();
+  try {
+    await db.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await db.end();
+  }
+}
+
+/** Writes the configuration's accounts into a migrated PostgreSQL catalog schema, digests as they are. */
+async function fillCatalog(schema: string, accounts: readonly AccountEntry[]): Promise<void> {
+  const catalog = await PostgresCatalog.open({ connection: PG_URL, schema });
+  try {
+    for (const account of accounts) {
+      await catalog.admin.addAccount(account.id);
+      for (const k of account.api_keys ?? []) await catalog.admin.importCredential({ credentialId: k.id, accountId: account.id, kind: 'api_key', sha256: k.sha256, scopes: [] });
+      // The PostgreSQL catalog refuses a token without scopes (the file allows one): left out, it answers 401 like any unknown token.
+      for (const t of (account.oauth_tokens ?? []).filter((token) => token.scopes.length > 0)) {
+        await catalog.admin.importCredential({
+          credentialId: t.id,
+          accountId: account.id,
+          kind: 'oauth',
+          sha256: t.sha256,
+          scopes: t.scopes,
+          ...(t.expires_at === undefined ? {} : { expiresAt: new Date(t.expires_at) }),
+        });
+      }
+      for (const a of account.agents ?? []) await catalog.admin.addAgent({ accountId: account.id, id: a.id });
+      for (const c of account.connections ?? []) await catalog.admin.addConnection({ accountId: account.id, id: c.id, type: c.type });
+    }
+  } finally {
+    await catalog.close();
+  }
+}
+
+for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const satisfies readonly Catalog[]) describe(`isolation between accounts on the ${catalog} (child process, every documented operation)`, function () {
   this.timeout(60_000);
+  const schema = `iso_${process.pid}_${Date.now().toString(36)}`;
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let at: Addresses;
   let server: ServerProcess;
@@ -169,7 +224,13 @@ describe('isolation between accounts (child process, every documented operation)
         { id: 'tok_b_noscope', sha256: sha256Hex(B_TOKENS.noScope), scopes: [] },
       ],
     };
-    server = await startServerProcess(await writeConfig(dir.path, config), at.url, at.egressUrl);
+    if (catalog === 'PostgreSQL catalog') {
+      await migrateCatalog({ connection: PG_URL, schema });
+      await fillCatalog(schema, config['accounts'] as AccountEntry[]);
+      delete config['accounts'];
+      config['catalog'] = { postgres: { schema } };
+    }
+    server = await startServerProcess(await writeConfig(dir.path, config), at.url, at.egressUrl, 20_000, { SVC_CATALOG_URL: PG_URL });
     const served = await call(at.url, 'GET', '/openapi.yaml');
     expect(served.status).to.equal(200);
     operations = documentedOperations(parse(served.text) as Record<string, unknown>);
@@ -179,6 +240,7 @@ describe('isolation between accounts (child process, every documented operation)
   after(async function () {
     await server?.kill();
     await dir?.remove();
+    if (catalog === 'PostgreSQL catalog') await dropSchema(schema);
   });
 
   it('every operation of the served document has a probe, and every probe an operation', function () {
@@ -270,6 +332,28 @@ describe('isolation between accounts (child process, every documented operation)
       }
     }
   });
+
+  if (catalog === 'PostgreSQL catalog') {
+    it("an id or a digest of account A given to account B is refused by the catalog, naming the holder", async function () {
+      const admin = await PostgresCatalog.open({ connection: PG_URL, schema });
+      try {
+        const refused = async (attempt: Promise<unknown>): Promise<CatalogDuplicateError> => {
+          const error = await attempt.then(() => undefined, (e: unknown) => e);
+          expect(error).to.be.instanceOf(CatalogDuplicateError);
+          return error as CatalogDuplicateError;
+        };
+        expect((await refused(admin.admin.addAgent({ accountId: 'acct_b', id: AGENTS.main }))).message).to.match(/id "agent_main" is already used by .*acct_a/u);
+        expect((await refused(admin.admin.importCredential({ credentialId: 'key_a1', accountId: 'acct_b', kind: 'api_key', sha256: sha256Hex('another secret'), scopes: [] }))).message).to.match(/id "key_a1" is already used by .*acct_a/u);
+        expect((await refused(admin.admin.importCredential({ credentialId: 'key_b9', accountId: 'acct_b', kind: 'api_key', sha256: sha256Hex(SECRETS.keyA), scopes: [] }))).message).to.match(/this secret .* is already used by .*acct_a/u);
+        expect((await refused(admin.admin.addConnection({ accountId: 'acct_b', id: SQL_A.toUpperCase(), type: 'sqlserver' }))).message).to.match(/is already used by .*acct_a/u);
+      } finally {
+        await admin.close();
+      }
+      // A's agent is still A's.
+      expectProblem(await call(at.url, 'POST', `/api/v1/agents/${AGENTS.main}/run`, { headers: B.key, json: START }), 404, 'not_found');
+    });
+    return;
+  }
 
   describe('the four reproductions of issue 18', function () {
     it('1. an API key id in two accounts is refused at start, naming both places (windows could never be merged)', async function () {
