@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { leakScan } from './leak-scan.js';
 
 /** One HTTP/1.1 answer read from a raw socket. Header names are lower-case. */
 export interface RawAnswer {
@@ -102,11 +103,30 @@ function parseAnswer(buffer: Buffer, method: string | undefined, closed: boolean
 }
 
 /**
+ * The `Name: value` lines of raw request bytes (of every request in them), for the leak
+ * scan; a last line with no CRLF after it (a request cut short) is left out, as a cut
+ * value is no credential.
+ */
+function headerLines(text: string): [string, string][] {
+  return text.split('\r\n').slice(0, -1).flatMap((line) => {
+    const header = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*)$/u.exec(line);
+    return header === null ? [] : [[header[1]!, header[2]!] as [string, string]];
+  });
+}
+
+/**
  * Opens a TCP connection to `127.0.0.1:port`, writes `request` as is, and reads every
  * answer until the server closes, the expected number arrived, or the deadline passed.
- * Never rejects: a reset or a malformed answer is reported in the result.
+ * Never rejects: a reset or a malformed answer is reported in the result. While the leak
+ * scan captures (tools/test-support/leak-scan.ts), the credentials and e-mail addresses
+ * of `request` are registered and every answer read is scanned.
  */
 export function rawExchange(port: number, request: Buffer | string, options: RawExchangeOptions): Promise<RawExchange> {
+  const scanned = leakScan.capturing;
+  if (scanned) {
+    const text = typeof request === 'string' ? request : request.toString('latin1');
+    leakScan.registerRequest(headerLines(text), text);
+  }
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const answers: RawAnswer[] = [];
@@ -121,6 +141,13 @@ export function rawExchange(port: number, request: Buffer | string, options: Raw
       done = true;
       clearTimeout(timer);
       socket.destroy();
+      if (scanned) {
+        answers.forEach((a, i) => {
+          const headers = [...a.headers].flatMap(([name, values]) => values.map((v) => [name, v] as const));
+          leakScan.scanResponse(`raw answer ${i + 1} from 127.0.0.1:${port} ${a.status}`, { statusLine: `${a.version} ${a.status}`, headers, body: a.body.toString('utf8') });
+        });
+        if (buffer.length > 0) leakScan.scan(`raw bytes after answer ${answers.length} from 127.0.0.1:${port}`, buffer.toString('latin1'));
+      }
       resolve({ answers, interim, reset, timedOut, ...(malformed !== undefined ? { malformed } : {}) });
     };
     const timer = setTimeout(() => finish(true), options.timeoutMs);

@@ -9,6 +9,12 @@ import { freePort, startServerProcess, tempDir, writeConfig, type ServerProcess 
 const API_KEY = 'svc-sqlserver-e2e-key-0123456789';
 const CONNECTION = '5d0f3c1e-2b4a-4e6d-8f9a-1b2c3d4e5f60';
 const PASSWORD = 'e2e-Secret-Pa55word!';
+/**
+ * The database's host: a loopback address no other server of the suite uses (the API
+ * server listens on 127.0.0.1, its egress source is 127.0.0.2), so that the leak scan can
+ * look for it in every answer and log line.
+ */
+const DB_HOST = '127.0.0.3';
 
 describe('API server against the scripted TDS server (SQL Server writer)', function () {
   this.timeout(60_000);
@@ -19,7 +25,7 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
   let egress: string;
 
   before(async function () {
-    tds = await TdsServer.start();
+    tds = await TdsServer.start({ host: DB_HOST });
     tds.emulator.defineTable({ schema: 'dbo', table: 'orders' }, ['id', 'sku', 'qty'], [
       { id: 1, sku: 'A-1', qty: 1 },
       { id: 7, sku: 'dup-a', qty: 1 },
@@ -44,7 +50,7 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
               {
                 id: CONNECTION,
                 type: 'sqlserver',
-                sqlserver: { host: '127.0.0.1', port: tds.port, database: 'sales', user: 'svc_writer', password_env: 'E2E_DB_PASSWORD', encrypt: false, trust_server_certificate: true },
+                sqlserver: { host: DB_HOST, port: tds.port, database: 'sales', user: 'svc_writer', password_env: 'E2E_DB_PASSWORD', encrypt: false, trust_server_certificate: true },
               },
             ],
           },
@@ -116,7 +122,7 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
     expect(r.status).to.equal(400);
     const text = await r.text();
     expect(JSON.parse(text).code).to.equal('unknown_entity');
-    for (const secret of ['INSERT', 'sp_executesql', '127.0.0.1', 'svc_writer', PASSWORD, 'sales']) expect(text).to.not.include(secret);
+    for (const secret of ['INSERT', 'sp_executesql', DB_HOST, 'svc_writer', PASSWORD, 'sales']) expect(text).to.not.include(secret);
   });
 
   it('reaches the database from the egress source address through the egress address and with X-Svc-Egress: true, and from the default one otherwise', async function () {
@@ -177,6 +183,7 @@ describe('API server against the scripted TDS server (SQL Server writer)', funct
     const output = server.stdout() + server.stderr();
     expect(output).to.not.include(PASSWORD);
     expect(output).to.not.include('svc_writer');
+    expect(output).to.not.include(DB_HOST);
     expect(output).to.include('"msg":"request"');
   });
 });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { leakScan } from '../../../../tools/test-support/leak-scan.js';
 import { REPO_ROOT } from './server-process.js';
 
 /** The built admin CLI, run as a user runs it: `node examples/api-server/dist/admin/main.js` (`pnpm test` builds first). */
@@ -44,11 +45,15 @@ export function admin(args: readonly string[], env: Readonly<Record<string, stri
   return run(process.execPath, [ADMIN_CLI, ...args], { SVC_CONFIG: null, ...env });
 }
 
-/** The secret a `create` or `rotate` printed (its last line), checked to appear once. */
+/**
+ * The secret a `create` or `rotate` printed (its last line), checked to appear once, and
+ * registered with the leak scan: no server may show it again.
+ */
 export function secretOf(out: Ran, prefix: 'svc-' | 'svcpt_'): string {
   const secret = out.stdout.trimEnd().split('\n').at(-1) ?? '';
   if (!new RegExp(`^${prefix}[A-Za-z0-9_-]{43}$`, 'u').test(secret)) throw new Error(`no ${prefix} secret on the last line of: ${out.stdout}\n${out.stderr}`);
   if (out.stdout.split(secret).length !== 2 || out.stderr.includes(secret)) throw new Error('the secret is printed more than once');
+  leakScan.registerCredential(secret, prefix === 'svc-' ? 'API key secret minted by svc-server' : 'OAuth token secret minted by svc-server');
   return secret;
 }
 

@@ -1,4 +1,5 @@
 import { sha256Hex } from '@svc/core';
+import { leakScan } from '../../../../tools/test-support/leak-scan.js';
 import { freePort } from './server-process.js';
 
 /** Secrets the tests present; the configuration holds only their SHA-256 digests. */
@@ -10,6 +11,7 @@ export const SECRETS = {
   tokenNoScope: 'svcpt_e2e-token-no-scope-Gg6Hh7Ii8Jj9Kk0L',
   tokenExpired: 'svcpt_e2e-token-expired-Mm1Nn2Oo3Pp4Qq5R',
 } as const;
+for (const secret of Object.values(SECRETS)) leakScan.registerCredential(secret, secret.startsWith('svcpt_') ? 'OAuth token secret (fixture)' : 'API key secret (fixture)');
 
 /** Account A: a `sqlserver` connection on the in-memory demo table, and a `postgresql` one. */
 export const SQL_A = '3f1c2a9e-5b7d-4e21-9c3a-0d8e6f4b2a11';

@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { leakScan } from '../../../../tools/test-support/leak-scan.js';
 import { freePort } from '../../../../tools/test-support/ports.js';
 
 /** The repository root: tsx and the `source` condition resolve from there. */
@@ -20,15 +21,26 @@ export async function tempDir(): Promise<{ path: string; remove(): Promise<void>
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
 
+/** `text` parsed as YAML, or undefined when it is none (a test's deliberately broken file). */
+function yamlOrUndefined(text: string): unknown {
+  try {
+    return parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Writes `config` as YAML into `dir` and returns the file's path. An object without
  * `admin_listen` gets `admin_listen: {port: 0, worker_port: 0}`: servers and workers started
  * at the same time (and other suites on this machine) must not all bind the default
- * admin ports 9464 and 9465.
+ * admin ports 9464 and 9465. Its secrets, digests, connection hosts, users and passwords
+ * are registered with the leak scan (tools/test-support/leak-scan.ts `registerConfig`).
  */
 export async function writeConfig(dir: string, config: unknown, name = 'config.yaml'): Promise<string> {
   const path = join(dir, name);
   const withAdmin = typeof config === 'object' && config !== null && !('admin_listen' in config) ? { ...config, admin_listen: { port: 0, worker_port: 0 } } : config;
+  leakScan.registerConfig(typeof withAdmin === 'string' ? yamlOrUndefined(withAdmin) : withAdmin);
   await writeFile(path, typeof withAdmin === 'string' ? withAdmin : stringify(withAdmin));
   return path;
 }
@@ -63,11 +75,27 @@ export interface SpawnOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Its own process group, so that {@link signalGroup} reaches pnpm, its shell and node. */
   readonly detached?: boolean;
+  /**
+   * Scan its output with the leak scan (default true: a server or worker). False for
+   * another tool (the compiler), whose output is no server's log.
+   */
+  readonly leakScan?: boolean;
 }
 
-/** Spawns `command args` from the repository root, collecting its output. */
+/** What a child is, for a leak-scan place: its script (`src/main.ts`, `dist/main.js`) or its command line. */
+function childName(command: string, args: readonly string[]): string {
+  const script = args.find((a) => /\.(ts|js)$/u.test(a) && !a.startsWith('-'));
+  return script !== undefined ? script.split('/').slice(-2).join('/') : [command.split('/').at(-1), ...args].join(' ').slice(0, 80);
+}
+
+/**
+ * Spawns `command args` from the repository root, collecting its output; every line it
+ * writes is scanned by the leak scan (unless `options.leakScan` is false), and the
+ * sensitive values of `options.env` are registered with it.
+ */
 export function spawnChild(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
   const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
+  if (options.leakScan !== false) leakScan.watchProcess(child, childName(command, args), options.env);
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
