@@ -50,9 +50,9 @@ interface RouteBase {
   readonly operationId: HttpOperation | string;
   readonly method: RouteMethod;
   /**
-   * Where it is served, per listener, in @koa/router syntax (`:name` parameters). Matching
-   * is case-insensitive and takes a trailing slash; the egress listener serves only the
-   * routes that name it.
+   * Where it is served, per listener, in path-to-regexp syntax (`:name` parameters).
+   * Matching is case-insensitive and takes a trailing slash; the egress listener serves
+   * only the routes that name it.
    */
   readonly paths: Readonly<Partial<Record<Listener, readonly string[]>>>;
   /** Its OpenAPI operation object on `listener`; absent: not documented (health, docs). */
@@ -95,7 +95,7 @@ export interface FixedRoute extends RouteBase {
  */
 export type RouteDefinition = AuthenticatedRoute | PublicRoute | FixedRoute;
 
-/** A path parameter @koa/router matched (already percent-decoded); `''` when absent. */
+/** A path parameter the router matched (already percent-decoded, see `routeMatching`); `''` when absent. */
 export function pathParam(ctx: Context, name: string): string {
   return String((ctx['params'] as Record<string, string> | undefined)?.[name] ?? '');
 }

@@ -35,7 +35,8 @@ export interface FlexibleMemoryRateLimitStoreOptions {
  * Source: docs/api-spec.md "Limits"; docs/CONTRACT.md "Rate limits".
  */
 export class FlexibleMemoryRateLimitStore implements RateLimitStore {
-  private readonly limiters = new Map<string, RateLimiterMemory>();
+  /** Limiters by `windowSeconds`, then by `limit`: numbers as keys, no key string built per charge. */
+  private readonly limiters = new Map<number, Map<number, RateLimiterMemory>>();
   private readonly limitDivisor: number;
   private readonly keyPrefix: string;
   private tail: Promise<unknown> = Promise.resolve();
@@ -57,15 +58,15 @@ export class FlexibleMemoryRateLimitStore implements RateLimitStore {
 
   /** Runs alone on the chain; see {@link FlexibleMemoryRateLimitStore.chargeAll}. */
   private async checkThenCharge(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
-    const states = await Promise.all(
-      rules.map(async (rule) => {
-        const limiter = this.limiterFor(rule);
-        const current = await limiter.get(rule.key);
-        // A window whose end has passed may still be stored until its timer fires.
-        const open = current !== null && current.msBeforeNext > 0;
-        return { rule, limiter, count: open ? current.consumedPoints : 0, msLeft: open ? current.msBeforeNext : rule.windowSeconds * 1000 };
-      }),
-    );
+    const limiters = rules.map((rule) => this.limiterFor(rule));
+    // One promise per rule, the library's own: no async closure around each read.
+    const found = await Promise.all(rules.map((rule, i) => (limiters[i] as RateLimiterMemory).get(rule.key)));
+    const states = rules.map((rule, i) => {
+      const current = found[i] ?? null;
+      // A window whose end has passed may still be stored until its timer fires.
+      const open = current !== null && current.msBeforeNext > 0;
+      return { rule, limiter: limiters[i] as RateLimiterMemory, count: open ? current.consumedPoints : 0, msLeft: open ? current.msBeforeNext : rule.windowSeconds * 1000 };
+    });
     if (states.some((s) => s.count >= s.rule.limit)) {
       return { charged: false, windows: states.map((s) => ({ count: s.count, msLeft: s.msLeft })) };
     }
@@ -82,11 +83,12 @@ export class FlexibleMemoryRateLimitStore implements RateLimitStore {
   }
 
   private limiterFor(rule: RateLimitRule): RateLimiterMemory {
-    const shape = `${rule.limit}/${rule.windowSeconds}`;
-    let limiter = this.limiters.get(shape);
+    let byLimit = this.limiters.get(rule.windowSeconds);
+    if (byLimit === undefined) this.limiters.set(rule.windowSeconds, (byLimit = new Map()));
+    let limiter = byLimit.get(rule.limit);
     if (limiter === undefined) {
       limiter = new RateLimiterMemory({ points: rule.limit, duration: rule.windowSeconds, keyPrefix: this.keyPrefix });
-      this.limiters.set(shape, limiter);
+      byLimit.set(rule.limit, limiter);
     }
     return limiter;
   }

@@ -23,20 +23,27 @@ function statusClassIndex(status: number): number {
   return i >= 0 && i < STATUS_CLASSES.length ? i : 4;
 }
 
-/** The children of one operation's request metrics, per status class. */
+/** One operation's request metrics, per status class index. */
 interface RequestChildren {
-  readonly counters: (Counter.Internal | undefined)[];
+  /** Requests answered, counted here and handed to `svc_http_requests_total` at each scrape. */
+  readonly counts: number[];
   readonly histograms: (Histogram.Internal<string> | undefined)[];
 }
 
 /**
  * The core's {@link Telemetry} on prom-client, in a registry of its own (one per server,
  * so that two servers in one process never share a series). Metric names, labels and
- * buckets: docs/decisions.md "Observability". Per-request cost: one Map lookup and two
- * increments; prom-client's `labels(...)` children are made once per label set and kept
- * (their label values are bounded: operationIds, status classes, scopes, statuses,
- * configured connection ids). Gauges (queue depth, pools, dependencies) are read at each
- * scrape from {@link MetricSources}.
+ * buckets: docs/decisions.md "Observability". Per-request cost: one Map lookup, one
+ * histogram observation and plain increments: the request, rate-limit and runs-started
+ * counters count in numbers of their own, handed to prom-client by each counter's
+ * `collect` at the scrape (the same series and values). A labelled prom-client counter's
+ * `inc()` builds its label hash and checks its labels on every call: 0.19 µs against
+ * 0.006 µs for a number, measured in one process, three per run start (0.40 µs for the
+ * histogram's `observe`, kept: prom-client has no way to hand it bucket counts).
+ * prom-client's `labels(...)` children of the other metrics are made once per label set
+ * and kept (their label values are bounded: operationIds, status classes, scopes,
+ * statuses, configured connection ids). Gauges (queue depth, pools, dependencies) are
+ * read at each scrape from {@link MetricSources}.
  */
 export class PrometheusTelemetry implements Telemetry {
   /** The registry `/metrics` renders. */
@@ -49,7 +56,13 @@ export class PrometheusTelemetry implements Telemetry {
   private readonly queueWait: Histogram;
   private readonly writeDuration: Histogram<'connection_id' | 'outcome'>;
   private readonly byOperation = new Map<string, RequestChildren>();
-  private readonly rateLimitChildren = new Map<string, Counter.Internal>();
+  /** Rate-limit decisions by scope and outcome, handed to `svc_rate_limit_decisions_total` at the scrape. */
+  private readonly rateLimitCounts: Record<RateLimitScope, Record<RateLimitOutcome, number>> = {
+    credential: { allowed: 0, refused: 0 },
+    agent: { allowed: 0, refused: 0 },
+  };
+  /** Runs started, handed to `svc_runs_started_total` at the scrape. */
+  private started = 0;
   private readonly finishedChildren = new Map<string, Counter.Internal>();
   private readonly writeChildren = new Map<string, Histogram.Internal<string>>();
 
@@ -57,7 +70,20 @@ export class PrometheusTelemetry implements Telemetry {
   constructor(sources: MetricSources = {}) {
     const registers = [this.registry];
     const logger = sources.logger ?? silentLogger;
-    this.requests = new Counter({ name: 'svc_http_requests_total', help: 'Requests answered, by operation (operationId; unmatched: no route) and status class.', labelNames: ['operation', 'status_class'], registers });
+    this.requests = new Counter({
+      name: 'svc_http_requests_total',
+      help: 'Requests answered, by operation (operationId; unmatched: no route) and status class.',
+      labelNames: ['operation', 'status_class'],
+      registers,
+      collect: () => {
+        this.requests.reset();
+        for (const [operation, { counts }] of this.byOperation) {
+          counts.forEach((count, i) => {
+            if (count > 0) this.requests.inc({ operation, status_class: STATUS_CLASSES[i] as string }, count);
+          });
+        }
+      },
+    });
     this.requestDuration = new Histogram({
       name: 'svc_http_request_duration_seconds',
       help: 'Time from the first middleware to the end of the answer, in seconds, by operation and status class.',
@@ -65,8 +91,27 @@ export class PrometheusTelemetry implements Telemetry {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.rateLimits = new Counter({ name: 'svc_rate_limit_decisions_total', help: 'Rate-limit windows checked, by scope (credential, agent) and outcome (allowed, refused).', labelNames: ['scope', 'outcome'], registers });
-    this.runsStarted = new Counter({ name: 'svc_runs_started_total', help: 'Runs accepted (answered 202) and queued.', registers });
+    this.rateLimits = new Counter({
+      name: 'svc_rate_limit_decisions_total',
+      help: 'Rate-limit windows checked, by scope (credential, agent) and outcome (allowed, refused).',
+      labelNames: ['scope', 'outcome'],
+      registers,
+      collect: () => {
+        this.rateLimits.reset();
+        for (const [scope, outcomes] of Object.entries(this.rateLimitCounts)) {
+          for (const [outcome, count] of Object.entries(outcomes)) if (count > 0) this.rateLimits.inc({ scope, outcome }, count);
+        }
+      },
+    });
+    this.runsStarted = new Counter({
+      name: 'svc_runs_started_total',
+      help: 'Runs accepted (answered 202) and queued.',
+      registers,
+      collect: () => {
+        this.runsStarted.reset();
+        if (this.started > 0) this.runsStarted.inc(this.started);
+      },
+    });
     this.runsFinished = new Counter({ name: 'svc_runs_finished_total', help: 'Runs that reached a final status, by status.', labelNames: ['status'], registers });
     this.queueWait = new Histogram({
       name: 'svc_run_queue_wait_seconds',
@@ -136,22 +181,18 @@ export class PrometheusTelemetry implements Telemetry {
 
   requestFinished(operation: string, status: number, durationSeconds: number): void {
     let children = this.byOperation.get(operation);
-    if (children === undefined) this.byOperation.set(operation, (children = { counters: [], histograms: [] }));
+    if (children === undefined) this.byOperation.set(operation, (children = { counts: [0, 0, 0, 0, 0], histograms: [] }));
     const i = statusClassIndex(status);
-    const statusClass = STATUS_CLASSES[i] as string;
-    (children.counters[i] ??= this.requests.labels(operation, statusClass)).inc();
-    (children.histograms[i] ??= this.requestDuration.labels(operation, statusClass)).observe(durationSeconds);
+    (children.counts[i] as number) += 1;
+    (children.histograms[i] ??= this.requestDuration.labels(operation, STATUS_CLASSES[i] as string)).observe(durationSeconds);
   }
 
   rateLimitDecision(scope: RateLimitScope, outcome: RateLimitOutcome): void {
-    const key = `${scope}|${outcome}`;
-    let child = this.rateLimitChildren.get(key);
-    if (child === undefined) this.rateLimitChildren.set(key, (child = this.rateLimits.labels(scope, outcome)));
-    child.inc();
+    this.rateLimitCounts[scope][outcome] += 1;
   }
 
   runStarted(): void {
-    this.runsStarted.inc();
+    this.started += 1;
   }
 
   runFinished(status: FinishedRunStatus): void {

@@ -39,7 +39,7 @@ export interface OpenApiSettings {
   readonly deprecatedOperations?: readonly string[];
 }
 
-/** `:name` segments of a @koa/router path as OpenAPI `{name}` templates. */
+/** `:name` segments of a route's path (path-to-regexp syntax) as OpenAPI `{name}` templates. */
 const template = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/gu, '{$1}');
 
 /**

@@ -1,5 +1,5 @@
-import { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { noopTelemetry, type Principal, type Telemetry } from '@svc/core';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { carriesContext, noopTelemetry, type Principal, type Telemetry } from '@svc/core';
 import type { Context, Middleware, Next } from 'koa';
 import type { ClientAddressResolver } from './client-address.js';
 
@@ -41,7 +41,7 @@ export function observeRequest(telemetry: Telemetry = noopTelemetry, resolveClie
     const span = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
     try {
       // Without an SDK the span is the API's no-op: no context to carry.
-      if (isSpanContextValid(span.spanContext())) await context.with(trace.setSpan(parent, span), next);
+      if (carriesContext(span)) await context.with(trace.setSpan(parent, span), next);
       else await next();
     } finally {
       const operation = operationOf(ctx);

@@ -41,12 +41,17 @@ export function requestContext(logger: Logger, logFields?: (ctx: Context) => Rec
         sendProblem(ctx, 'internal_error', `An unexpected error occurred; quote request id ${requestId} when reporting it.`);
       }
     } finally {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
-        // logFields: operation, account and credential ids, client address (pipeline/observe-request.ts).
-        { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 100) / 100, ...logFields?.(ctx) },
-        'request',
-      );
+      // A logger that drops info lines (log_level warn and above, silent) is not handed the
+      // line's fields: gathering them (the client address, the active span, the object) cost
+      // ~3 us of a request's CPU in the bench profile, for nothing.
+      if (logger.isLevelEnabled?.('info') !== false) {
+        const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info(
+          // logFields: operation, account and credential ids, client address (pipeline/observe-request.ts).
+          { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 100) / 100, ...logFields?.(ctx) },
+          'request',
+        );
+      }
     }
   };
 }

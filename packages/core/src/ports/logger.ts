@@ -8,6 +8,11 @@ export interface Logger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
+  /**
+   * False when lines at `level` are dropped (pino's `isLevelEnabled`), so that a caller can
+   * skip gathering their fields; absent: every level is taken to be written.
+   */
+  isLevelEnabled?(level: 'info' | 'warn' | 'error'): boolean;
 }
 
 /** A logger that drops everything (the default where none is given). */
@@ -15,4 +20,5 @@ export const silentLogger: Logger = {
   info: () => undefined,
   warn: () => undefined,
   error: () => undefined,
+  isLevelEnabled: () => false,
 };

@@ -1,4 +1,4 @@
-import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { errorTypeOf } from '../domain/error-type.js';
 
 /**
@@ -18,6 +18,18 @@ export function tracerOf(name: string): Tracer {
 }
 
 /**
+ * True when `span` has a context to carry to its children (a span of a registered tracer
+ * provider, sampled or not), false for the API's no-op span. Same answer as
+ * `isSpanContextValid(span.spanContext())`; the no-op span's context is the API's
+ * `INVALID_SPAN_CONTEXT` object itself, recognised without the two hex regular expressions
+ * `isSpanContextValid` runs (1.8 µs of a run start's 3 spans in the bench profile).
+ */
+export function carriesContext(span: Span): boolean {
+  const spanContext = span.spanContext();
+  return spanContext !== INVALID_SPAN_CONTEXT && isSpanContextValid(spanContext);
+}
+
+/**
  * Runs `work` inside a new active span `name` (a child of the active span, if any) and
  * ends the span when `work` settles. A rejection marks the span as an error with
  * `error.type` ({@link errorTypeOf}) and passes on unchanged; no exception event is
@@ -31,10 +43,15 @@ export function withSpan<T>(tracer: Tracer, name: string, attributes: Attributes
   const span = tracer.startSpan(name, attributes !== undefined ? { kind, attributes } : { kind });
   // No SDK registered: the API's no-op span has no valid context and nothing to carry, so
   // the work runs as is (measured: ~0.6 µs less per span than startActiveSpan's no-op).
-  if (!isSpanContextValid(span.spanContext())) return work(span);
+  if (!carriesContext(span)) return work(span);
+  return withStartedSpan(span, () => work(span));
+}
+
+/** Runs `work` with `span` active, marks a rejection as its error, and ends it. */
+function withStartedSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
   return context.with(trace.setSpan(context.active(), span), async () => {
     try {
-      return await work(span);
+      return await work();
     } catch (error) {
       if (span.isRecording()) {
         const type = errorTypeOf(error);
@@ -61,12 +78,16 @@ export interface Executable {
  */
 export function traceExecute<U extends Executable>(useCase: U, spanName: string, tracer: Tracer): U {
   const execute = useCase.execute.bind(useCase) as (input: unknown) => Promise<unknown>;
-  const traced = (input: unknown): Promise<unknown> =>
-    withSpan(tracer, spanName, undefined, async (span) => {
+  const traced = (input: unknown): Promise<unknown> => {
+    const span = tracer.startSpan(spanName, { kind: SpanKind.INTERNAL });
+    // The no-op span (no tracer provider): the use case's own promise, no wrapper around it.
+    if (!carriesContext(span)) return execute(input);
+    return withStartedSpan(span, async () => {
       const result = await execute(input);
       if (span.isRecording()) span.setAttribute('svc.outcome', outcomeOf(result));
       return result;
     });
+  };
   Object.defineProperty(useCase, 'execute', { value: traced, configurable: true, writable: true });
   return useCase;
 }

