@@ -4,16 +4,15 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import pg from 'pg';
 import { eventually } from '@svc/core/testing';
 import { apiKey, call } from '../../../tools/test-support/http.js';
 import { admin, secretOf, type Ran } from './support/admin-cli.js';
 import { buildApiServer, MAIN_DIST, spawnChild } from './support/built-server.js';
+import { CATALOG_TEST_URL, dropSchema } from './support/catalog-database.js';
 import { logLines, tempDir, writeConfig, type Child } from './support/server-process.js';
 
-const PG_URL = process.env['CATALOG_TEST_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const PG_PORT = Number(new URL(PG_URL).port || 5432);
-const PG_HOST = new URL(PG_URL).hostname;
+const PG_PORT = Number(new URL(CATALOG_TEST_URL).port || 5432);
+const PG_HOST = new URL(CATALOG_TEST_URL).hostname;
 const ACCOUNT = 'acct_pgwire';
 const AGENT = 'agent_pgwire';
 /** A run no one started: 404 to a valid credential, 401 to a refused one (run status takes API keys and tokens). */
@@ -58,28 +57,24 @@ describe('three API servers on one PostgreSQL catalog (issue 13, Done when 1)', 
   const schema = `pgwire_${process.pid}_${Date.now().toString(36)}`;
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let config: string;
-  let db: pg.Client;
   const children: Child[] = [];
-  const env = { SVC_CATALOG_URL: PG_URL };
+  const env = { SVC_CATALOG_URL: CATALOG_TEST_URL };
   const cli = (...args: string[]): Promise<Ran> => admin([...args, '--config', config], env);
 
   before(async function () {
     await buildApiServer();
-    db = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
-    await db.connect();
     dir = await tempDir();
     config = await writeConfig(dir.path, { catalog: { postgres: { schema } } }, 'cli.yaml');
   });
 
   after(async function () {
     await Promise.all(children.map((c) => c.kill(2000)));
-    await db?.query(`drop schema if exists "${schema}" cascade`);
-    await db?.end();
+    await dropSchema(schema);
     await dir?.remove();
   });
 
   /** Starts the built server on ports 0 with `catalog.postgres` and reads its ports from its `listening` line. */
-  async function startInstance(url = PG_URL, timeoutMs = 2000): Promise<Instance> {
+  async function startInstance(url = CATALOG_TEST_URL, timeoutMs = 2000): Promise<Instance> {
     const path = await writeConfig(
       dir.path,
       {
@@ -187,7 +182,7 @@ describe('three API servers on one PostgreSQL catalog (issue 13, Done when 1)', 
 
     // The catalog database lost: an instance whose catalog goes through a proxy that is cut.
     const proxy = await startProxy();
-    const url = new URL(PG_URL);
+    const url = new URL(CATALOG_TEST_URL);
     url.hostname = '127.0.0.1';
     url.port = String(proxy.port);
     const cut = await startInstance(url.toString(), 500);
