@@ -19,6 +19,7 @@ export * from './domain/principal.js';
 export * from './domain/rate-limit.js';
 export * from './domain/limits.js';
 export * from './domain/error-type.js';
+export * from './domain/page.js';
 
 export type * from './ports/credential-store.js';
 export type * from './ports/connection-catalog.js';

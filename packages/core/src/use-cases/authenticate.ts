@@ -13,18 +13,33 @@ import type { Clock } from '../ports/clock.js';
 import type { CredentialStore } from '../ports/credential-store.js';
 
 /** The operations that need a credential. */
-export type OperationId = 'insertRecord' | 'updateRecord' | 'startRun' | 'getRun';
+export type OperationId =
+  | 'insertRecord'
+  | 'updateRecord'
+  | 'startRun'
+  | 'getRun'
+  | 'listRuns'
+  | 'listAgents'
+  | 'getAgent'
+  | 'listConnections'
+  | 'getConnection';
 
 /**
  * Which operations accept OAuth access tokens, and with which scope.
  * Source: docs/api-spec.md "Authentication" items 5 and 9; docs/CONTRACT.md "Authentication"
- * (run creation with `runs:write`, run status with `runs:read`, nothing else).
+ * (run creation with `runs:write`, run status with `runs:read`, nothing else) and
+ * "Discovery" (listing runs with `runs:read`; agents and connections take API keys only).
  */
 export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | undefined>> = {
   insertRecord: undefined,
   updateRecord: undefined,
   startRun: SCOPE_RUNS_WRITE,
   getRun: SCOPE_RUNS_READ,
+  listRuns: SCOPE_RUNS_READ,
+  listAgents: undefined,
+  getAgent: undefined,
+  listConnections: undefined,
+  getConnection: undefined,
 };
 
 /**
