@@ -10,7 +10,7 @@ const PARAMETERS = ['limit', 'cursor'] as const;
  * `GET /api/v1/connections`: the caller's connections, a page at a time → 200 `[Connection]`,
  * the array itself without the `data` wrapper (docs/api-spec.md convention 3), so the next
  * page is only in `Link: <…>; rel="next"`. API keys only.
- * Source: docs/api-spec.md "General conventions" 3; docs/CONTRACT.md "Discovery".
+ * Source: docs/api-spec.md "What the service does" (general convention 3); docs/CONTRACT.md "Discovery".
  */
 export const listConnectionsRoute: AuthenticatedRoute = {
   kind: 'authenticated',
