@@ -162,7 +162,8 @@ export class PostgresCatalog {
       listByAccount: (accountId: string, page: PageRequest): Promise<Page<CatalogAgent>> =>
         this.lookup(`agents-page:${JSON.stringify([accountId, page.after ?? null, page.limit])}`, async () => {
           const query = db.withSchema(schema).from<AgentRow>('agents').where({ account_id: accountId });
-          if (page.after !== undefined) query.andWhereRaw('id collate "C" > ?', [page.after]);
+          const after = positionForText(page.after);
+          if (after !== undefined) query.andWhereRaw('id collate "C" > ?', [after]);
           const rows = await query.orderByRaw('id collate "C"').limit(page.limit + 1);
           return pageOfRows(rows.map(agentOf), page.limit, (a) => a.agentId);
         }),
@@ -180,7 +181,7 @@ export class PostgresCatalog {
       listByAccount: (accountId: string, page: PageRequest): Promise<Page<CatalogConnection>> => {
         // A position that is no UUID was not given by this catalog: nothing sorts after it
         // meaningfully, so it is compared as text (uuid::text is the lower-case form).
-        const after = page.after?.toLowerCase();
+        const after = positionForText(page.after?.toLowerCase());
         return this.lookup(`connections-page:${JSON.stringify([accountId, after ?? null, page.limit])}`, async () => {
           const query = db.withSchema(schema).from<ConnectionRow>('connections').select(...CONNECTION_COLUMNS).where({ account_id: accountId });
           if (after !== undefined) query.andWhereRaw('id::text collate "C" > ?', [after]);
@@ -359,6 +360,18 @@ export class PostgresCatalog {
     this.cache.suspend();
     await destroyWithin(this.context.db, this.context.timeoutMs);
   }
+}
+
+/**
+ * A position PostgreSQL can compare as text: a client can forge one with a NUL, which a
+ * text parameter cannot hold (the statement would fail). No id holds a NUL, so for every
+ * id, id > `p` + NUL + anything exactly when id > `p`: the part before the first NUL is
+ * the same position.
+ */
+function positionForText(after: string | undefined): string | undefined {
+  if (after === undefined) return undefined;
+  const nul = after.indexOf('\u0000');
+  return nul === -1 ? after : after.slice(0, nul);
 }
 
 /** A page of at most `limit` of `items` (read with one more), with `next` only when that one more was there. */

@@ -249,6 +249,10 @@ export function catalogContract(name: string, makeHarness: () => Promise<Catalog
       const rest = await h.agents.listByAccount(accountA, { limit: 10, after });
       assert.deepEqual(rest.items.map((a) => a.agentId), order.slice(2));
       assert.equal(rest.next, undefined);
+      // A position a client forged, with characters no id holds (a NUL, which PostgreSQL's text cannot hold either).
+      const forged = await h.agents.listByAccount(accountA, { limit: 10, after: `${order[1] ?? ''}\u0000\u{1F600}` });
+      assert.deepEqual(forged.items.map((a) => a.agentId), order.slice(2));
+      assert.deepEqual((await h.connections.listByAccount(accountA, { limit: 10, after: '\u0000' })).items, []);
       assert.deepEqual(await h.agents.listByAccount(accountB, { limit: 20 }), { items: [] });
       assert.deepEqual(await h.agents.listByAccount(contractId('acct_none'), { limit: 20 }), { items: [] });
     });
