@@ -405,6 +405,8 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
           baseUrl: settings.baseUrl,
           egressUrl: settings.egressUrl,
           rateLimits: settings.rateLimits,
+          // Shown as every connection's egress_source_address (docs/decisions.md "Discovery: agents and connections").
+          ...(settings.egressSourceAddress !== undefined ? { egressSourceAddress: settings.egressSourceAddress } : {}),
           index: {
             ...(settings.index.name !== undefined ? { name: settings.index.name } : {}),
             ...(settings.index.documentationUrl !== undefined ? { documentationUrl: settings.index.documentationUrl } : {}),

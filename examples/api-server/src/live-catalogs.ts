@@ -47,8 +47,10 @@ function snapshotOf(accounts: readonly AccountSettings[]): Snapshot {
     ...a.apiKeys.map((k) => ({ credentialId: k.id, accountId: a.id, kind: 'api_key' as const, sha256: k.sha256, scopes: [], ...(k.expiresAt ? { expiresAt: k.expiresAt } : {}) })),
     ...a.oauthTokens.map((t) => ({ credentialId: t.id, accountId: a.id, kind: 'oauth' as const, sha256: t.sha256, scopes: t.scopes, ...(t.expiresAt ? { expiresAt: t.expiresAt } : {}) })),
   ]);
-  const connections: Connection[] = accounts.flatMap((a) => a.connections.map((c) => ({ connectionId: c.id, accountId: a.id, type: c.type })));
-  const agents: Agent[] = accounts.flatMap((a) => a.agents.map((g) => ({ agentId: g.id, accountId: a.id, ...(g.name ? { name: g.name } : {}) })));
+  const connections: Connection[] = accounts.flatMap((a) => a.connections.map((c) => ({ connectionId: c.id, accountId: a.id, type: c.type, ...(c.name ? { name: c.name } : {}) })));
+  const agents: Agent[] = accounts.flatMap((a) =>
+    a.agents.map((g) => ({ agentId: g.id, accountId: a.id, ...(g.name ? { name: g.name } : {}), ...(g.description ? { description: g.description } : {}) })),
+  );
   return {
     credentials: new InMemoryCredentialStore(credentials),
     connections: new InMemoryConnectionCatalog(connections),
@@ -67,7 +69,10 @@ function snapshotOf(accounts: readonly AccountSettings[]): Snapshot {
  * credential it presented, as it would had it arrived a moment earlier.
  *
  * Lookups follow the ports' contracts: `undefined` for an unknown digest or id, never a
- * rejection (the catalogs are in memory).
+ * rejection (the catalogs are in memory). A list reads one configuration: a page is never
+ * half old, half new (a client paging across a reload continues in the new one after the
+ * last id it saw). The file records no creation time: `createdAt` is absent (discovery
+ * shows `created_at: null`).
  */
 export class LiveCatalogs {
   private current: Snapshot;
@@ -75,9 +80,15 @@ export class LiveCatalogs {
   /** Credentials of the current configuration (core `CredentialStore`). */
   readonly credentials: CredentialStore = { findByDigest: (sha256) => this.current.credentials.findByDigest(sha256) };
   /** Connections of the current configuration (core `ConnectionCatalog`). */
-  readonly connections: ConnectionCatalog = { findById: (connectionId) => this.current.connections.findById(connectionId) };
+  readonly connections: ConnectionCatalog = {
+    findById: (connectionId) => this.current.connections.findById(connectionId),
+    listByAccount: (accountId, page) => this.current.connections.listByAccount(accountId, page),
+  };
   /** Agents of the current configuration (core `AgentCatalog`). */
-  readonly agents: AgentCatalog = { findById: (agentId) => this.current.agents.findById(agentId) };
+  readonly agents: AgentCatalog = {
+    findById: (agentId) => this.current.agents.findById(agentId),
+    listByAccount: (accountId, page) => this.current.agents.listByAccount(accountId, page),
+  };
 
   /** @param accounts - the configured accounts (settings already validated). */
   constructor(accounts: readonly AccountSettings[]) {

@@ -29,6 +29,8 @@ export interface SqlServerDetails {
 export interface ConnectionSettings {
   readonly id: string;
   readonly type: string;
+  /** Human-readable name shown by discovery (`GET /api/v1/connections`); optional. */
+  readonly name?: string;
   /** For `sqlserver`: the database to write to. Absent: an in-memory demo table set. */
   readonly sqlserver?: SqlServerDetails;
 }
@@ -41,12 +43,20 @@ export interface CredentialSettings {
   readonly expiresAt?: Date;
 }
 
+/** An agent of an account. */
+export interface AgentSettings {
+  readonly id: string;
+  readonly name?: string;
+  readonly description?: string;
+}
+
 /** An account and everything it owns. */
 export interface AccountSettings {
   readonly id: string;
   readonly apiKeys: readonly CredentialSettings[];
   readonly oauthTokens: readonly CredentialSettings[];
-  readonly agents: readonly { readonly id: string; readonly name?: string }[];
+  /** Agents; `name` and `description` are shown by discovery (`GET /api/v1/agents`). */
+  readonly agents: readonly AgentSettings[];
   readonly connections: readonly ConnectionSettings[];
 }
 
@@ -278,7 +288,11 @@ export const configSchema = {
               type: 'object',
               additionalProperties: false,
               required: ['id'],
-              properties: { id: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^/?#\\s]+$' }, name: { type: 'string' } },
+              properties: {
+                id: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^/?#\\s]+$' },
+                name: { type: 'string' },
+                description: { type: 'string', minLength: 1, maxLength: 2000 },
+              },
             },
           },
           connections: {
@@ -290,6 +304,7 @@ export const configSchema = {
               properties: {
                 id: { type: 'string', format: 'uuid' },
                 type: { type: 'string', minLength: 1 },
+                name: { type: 'string', minLength: 1, maxLength: 200 },
                 sqlserver: {
                   type: 'object',
                   additionalProperties: false,
@@ -472,10 +487,11 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
       id: a.id,
       apiKeys: credentialsOf(a.api_keys),
       oauthTokens: credentialsOf(a.oauth_tokens),
-      agents: (a.agents ?? []).map((g: any) => ({ id: g.id, ...opt('name', g.name as string | undefined) })),
+      agents: (a.agents ?? []).map((g: any) => ({ id: g.id, ...opt('name', g.name as string | undefined), ...opt('description', g.description as string | undefined) })),
       connections: (a.connections ?? []).map((k: any) => ({
         id: String(k.id).toLowerCase(),
         type: k.type,
+        ...opt('name', k.name as string | undefined),
         ...opt(
           'sqlserver',
           k.sqlserver === undefined

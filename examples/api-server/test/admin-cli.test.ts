@@ -155,7 +155,7 @@ describe('svc-server, the admin CLI (built, as a child process)', function () {
     const before = await readFile(config, 'utf8');
     const removed = await cli('agents', 'remove', 'agent_example');
     // Exactly the entry's lines go (its list, now empty, is `[]`); the rest byte for byte.
-    expect(await readFile(config, 'utf8')).to.equal(before.replace('    agents:\n      - id: agent_example\n        name: Example agent\n', '    agents: []\n'));
+    expect(await readFile(config, 'utf8')).to.equal(before.replace('    agents:\n      - id: agent_example\n        name: Example agent\n        description: Summarises the uploaded documents.\n', '    agents: []\n'));
     const results = [
       await cli('tokens', 'revoke', 'tok_example'),
       removed,

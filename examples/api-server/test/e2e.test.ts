@@ -94,6 +94,8 @@ describe('examples/api-server end to end (child process)', function () {
       expect(resources['agent_runs']).to.equal(`${at.url}/api/v1/agents/{agent_id}/run`);
       expect(resources['connection_records']).to.equal(`${at.url}/api/v1/connections/{connection_id}/records`);
       expect(resources['egress_connection_records']).to.equal(`${at.egressUrl}/v1/connections/{connection_id}/records`);
+      expect(resources['agents']).to.equal(`${at.url}/api/v1/agents`);
+      expect(resources['connections']).to.equal(`${at.url}/api/v1/connections`);
       for (const [name, url] of Object.entries(resources)) expect(url, name).to.match(/^http:\/\/127\.0\.0\.1:\d+\//);
       expect(index['clients']).to.have.all.keys('cli', 'cli_documentation_url');
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { sha256Hex } from '@svc/core';
+import { cursorOf, sha256Hex } from '@svc/core';
 import { CatalogDuplicateError, migrateCatalog, PostgresCatalog } from '@svc/adapter-postgres';
 import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
 import { CATALOG_TEST_URL, dropSchema } from './support/catalog-database.js';
@@ -47,13 +47,25 @@ interface Target {
   readonly owner: Record<string, string>;
 }
 
+/** One request of a `list` probe (discovery): B's answer, every page of it, must hold none of A's ids. */
+interface ListVariant {
+  readonly name: string;
+  /** The query string, `?` included, or empty. */
+  readonly query: string;
+  readonly headers: Record<string, string>;
+  /** The status B gets (the list of its own, or the refusal). */
+  readonly status: number;
+}
+
 /**
  * How an operation is probed: `resource` operations name a resource of one account in their
- * path; `account-free` operations answer the same whoever calls (the reason is required).
+ * path; `account-free` operations answer the same whoever calls (the reason is required);
+ * `list` operations list the caller's resources, and B's lists must never show A's.
  */
 type Probe =
   | { readonly kind: 'resource'; readonly targets: () => readonly Target[]; readonly variants: readonly Variant[] }
-  | { readonly kind: 'account-free'; readonly why: string };
+  | { readonly kind: 'account-free'; readonly why: string }
+  | { readonly kind: 'list'; readonly foreignIds: readonly string[]; readonly variants: readonly ListVariant[] };
 
 /** A JSON body and B's API key; `headers` adds or replaces headers. */
 const json = (name: string, body: unknown, headers: Record<string, string> = B.key): Variant => ({ name, options: { headers, json: body } });
@@ -81,6 +93,29 @@ const INSERT = { entity: 'dbo.orders', values: { sku: 'ISO-1', qty: 1 } };
 const UPDATE = { entity: 'dbo.orders', key_column: 'id', key_value: 1, values: { status: 'iso' } };
 /** A valid run start (files, so that it may carry `notification_email`); its e-mail address is registered with the leak scan by `call`, so no answer may show it. */
 const START = { files: [{ file_key: 'uploads/iso.pdf', file_name: 'iso.pdf', content_type: 'application/pdf' }], notification_email: 'iso-owner@example.com' };
+
+/** Variants of a discovery read (`getAgent`, `getConnection`): every kind of B's credential, and HEAD. */
+const discoveryReadVariants: readonly Variant[] = [
+  { name: 'an API key', options: { headers: B.key } },
+  { name: 'an API key as a bearer', options: { headers: B.bearerKey } },
+  { name: 'HEAD', method: 'HEAD', options: { headers: B.key } },
+  { name: 'an OAuth token with scopes', options: { headers: B.tokenWrite } },
+  { name: 'an OAuth token without scopes', options: { headers: B.tokenNoScope } },
+];
+
+/** Variants of a discovery list: pages of every size, a cursor made of one of A's ids, and the refusals. */
+function discoveryListVariants(idOfA: string): ListVariant[] {
+  return [
+    { name: 'no parameters', query: '', headers: B.key, status: 200 },
+    { name: 'limit=1, every page, key as a bearer', query: '?limit=1', headers: B.bearerKey, status: 200 },
+    { name: 'limit=100', query: '?limit=100', headers: B.key, status: 200 },
+    { name: "a cursor made of A's id", query: `?cursor=${cursorOf(idOfA)}`, headers: B.key, status: 200 },
+    { name: "a cursor made of A's id, upper case", query: `?cursor=${cursorOf(idOfA.toUpperCase())}&limit=1`, headers: B.key, status: 200 },
+    { name: 'a bad limit', query: '?limit=0', headers: B.key, status: 400 },
+    { name: 'an OAuth token with scopes', query: '', headers: B.tokenWrite, status: 401 },
+    { name: 'an OAuth token without scopes', query: '', headers: B.tokenNoScope, status: 401 },
+  ];
+}
 
 /** What differs between two comparable answers: `status`, `header <name>`, `body`. */
 function differ(a: Comparable, b: Comparable): string[] {
@@ -186,6 +221,17 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
         { name: 'If-None-Match', options: { headers: { ...B.key, 'if-none-match': '"x"' } } },
       ],
     },
+
+    // Discovery of agents and connections (docs/CONTRACT.md "Discovery"): reads are resource
+    // probes; lists are `list` probes (A's ids never in any page B gets).
+    listAgents: { kind: 'list', foreignIds: Object.values(AGENTS), variants: discoveryListVariants(AGENTS.main) },
+    getAgent: {
+      kind: 'resource',
+      targets: () => [{ name: "A's agent", foreign: { agent_id: AGENTS.main }, missing: { agent_id: agentLike(AGENTS.main) }, owner: apiKey(SECRETS.keyA) }],
+      variants: discoveryReadVariants,
+    },
+    listConnections: { kind: 'list', foreignIds: [SQL_A, PG_A], variants: discoveryListVariants(SQL_A) },
+    getConnection: { kind: 'resource', targets: connectionTargets, variants: discoveryReadVariants },
   };
 
   /** Where the document says an operation is served, mapped onto this server's listeners. */
@@ -304,6 +350,36 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
     }
     if (failures.length > 0) throw new Error(`${failures.length} of ${compared} pairs tell a foreign resource from a missing one:\n${failures.join('\n')}`);
     expect(compared, 'pairs compared').to.be.at.least(60);
+  });
+
+  it("B's lists never show A's resources, on any page of any variant; A's own list shows them", async function () {
+    let pagesRead = 0;
+    const failures: string[] = [];
+    for (const operation of operations) {
+      const probe = PROBES[operation.operationId];
+      if (probe?.kind !== 'list') continue;
+      const url = urlOf(operation, {});
+      // The probe can fail: A's own list holds every id it looks for.
+      const owners = await call('', operation.method, `${url}?limit=100`, { headers: apiKey(SECRETS.keyA) });
+      expect(owners.status, `${operation.operationId}: A lists (${owners.text})`).to.equal(200);
+      for (const id of probe.foreignIds) expect(owners.text, `${operation.operationId}: A's list holds ${id}`).to.include(`"${id}"`);
+      for (const variant of probe.variants) {
+        const where = `${operation.operationId}, ${variant.name}`;
+        let next: string | null = `${url}${variant.query}`;
+        for (let page = 1; next !== null; page += 1) {
+          const answer = await call('', operation.method, next, { headers: variant.headers });
+          pagesRead += 1;
+          if (answer.status !== variant.status) failures.push(`${where}, page ${page}: ${answer.status} (expected ${variant.status}) ${answer.text}`);
+          const seen = `${answer.headers.get('link') ?? ''}\n${answer.text}`;
+          for (const id of probe.foreignIds) if (seen.includes(`"${id}"`) || seen.toLowerCase().includes(id.toLowerCase() + '/')) failures.push(`${where}, page ${page}: shows ${id}: ${answer.text}`);
+          const link = answer.headers.get('link');
+          next = link === null ? null : (/^<([^>]+)>; rel="next"$/u.exec(link)?.[1] ?? null);
+          if (page > 20) throw new Error(`${where}: more than 20 pages`);
+        }
+      }
+    }
+    if (failures.length > 0) throw new Error(`${failures.length} list answers show or mishandle another account's resources:\n${failures.join('\n')}`);
+    expect(pagesRead, 'list pages read').to.be.at.least(16);
   });
 
   it("the main listener's operations are not served on the egress listener, for A's ids as for missing ones", async function () {

@@ -33,6 +33,22 @@ describe('settings', function () {
     });
   });
 
+  it('reads the optional agent name and description and connection name shown by discovery; an empty one is refused naming it', function () {
+    const conn = '3f1c2a9e-5b7d-4e21-9c3a-0d8e6f4b2a11';
+    const accounts = (agent: Record<string, unknown>, connection: Record<string, unknown> = {}): unknown => ({
+      accounts: [{ id: 'acct_a', agents: [{ id: 'agent_a', ...agent }], connections: [{ id: conn, type: 'postgresql', ...connection }] }],
+    });
+    const read = validate(accounts({ name: 'Reader', description: 'Reads invoices.' }, { name: 'Warehouse' })).accounts[0];
+    expect(read?.agents).to.deep.equal([{ id: 'agent_a', name: 'Reader', description: 'Reads invoices.' }]);
+    expect(read?.connections).to.deep.equal([{ id: conn, type: 'postgresql', name: 'Warehouse' }]);
+    const bare = validate(accounts({})).accounts[0];
+    expect(bare?.agents).to.deep.equal([{ id: 'agent_a' }]);
+    expect(bare?.connections).to.deep.equal([{ id: conn, type: 'postgresql' }]);
+    expect(() => validate(accounts({ description: '' }))).to.throw(ConfigError, /accounts\/0\/agents\/0\/description|accounts\[0\]\.agents\[0\]\.description/u);
+    expect(() => validate(accounts({}, { name: '' }))).to.throw(ConfigError, /accounts\/0\/connections\/0\/name|accounts\[0\]\.connections\[0\]\.name/u);
+    expect(() => validate(accounts({ description: 'x'.repeat(2001) }))).to.throw(ConfigError, /description/u);
+  });
+
   it('a bad runs or redis field is refused naming it', function () {
     expect(() => validate({ runs: { retention_seconds: 5 } })).to.throw(ConfigError, /runs\.retention_seconds/u);
     expect(() => validate({ redis: { require_durable: 'yes' } })).to.throw(ConfigError, /redis\.require_durable/u);

@@ -26,6 +26,8 @@ Every operation hangs off ${index.base_url}/api/${index.version}. Send an API ke
 - POST ${r['egress_connection_records'] ?? ''}: the same row writes from the stable egress IP address (or send X-Svc-Egress: true)
 - POST ${r['agent_runs'] ?? ''}: start a run with {"files": [...]} (1-50 files, optional message, process_together, notification_email, background_files up to 10) or {"message": "..."} → 202, Location = status_url
 - GET ${r['runs'] ?? ''}: a run's status (queued, running, succeeded, failed, cancelled)
+- GET ${r['agents'] ?? ''}?limit=1..100&cursor=...: your agents → 200 {"data": [...], "next_cursor"}, next page also in Link: rel="next"; GET ${r['agent'] ?? ''}: one agent (name, description, run_url, mcp_url) (API keys only)
+- GET ${r['connections'] ?? ''}?limit=&cursor=: your connections as a bare JSON array, next page only in Link: rel="next"; GET ${r['connection'] ?? ''}: one connection (type, writable, egress_source_address, records_url) (API keys only)
 
 ## Limits
 

@@ -2,7 +2,11 @@ import {
   DEFAULT_BODY_LIMIT_BYTES,
   type Authenticate,
   type DescribeApi,
+  type GetAgent,
+  type GetConnection,
   type GetRun,
+  type ListAgents,
+  type ListConnections,
   type InsertRecord,
   type Logger,
   type OperationId,
@@ -23,6 +27,10 @@ export interface HttpUseCases {
   readonly updateRecord: Pick<UpdateRecord, 'execute'>;
   readonly startRun: Pick<StartRun, 'execute'>;
   readonly getRun: Pick<GetRun, 'execute'>;
+  readonly listAgents: Pick<ListAgents, 'execute'>;
+  readonly getAgent: Pick<GetAgent, 'execute'>;
+  readonly listConnections: Pick<ListConnections, 'execute'>;
+  readonly getConnection: Pick<GetConnection, 'execute'>;
   /**
    * Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`); its
    * `settings` are the limits the OpenAPI document and llms.txt state, so the document

@@ -84,6 +84,10 @@ describe('adapter-http: deprecation', function () {
       getRun: true,
       insertRecordViaEgress: false,
       updateRecordViaEgress: false,
+      listAgents: false,
+      getAgent: false,
+      listConnections: false,
+      getConnection: false,
     });
   });
 

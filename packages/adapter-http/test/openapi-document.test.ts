@@ -61,6 +61,11 @@ describe('adapter-http: the served OpenAPI document', function () {
       '/api/v1/agents/{agent_id}/run',
       '/api/v1/runs/{run_id}',
       '/v1/connections/{connection_id}/records',
+      // Discovery
+      '/api/v1/agents',
+      '/api/v1/agents/{agent_id}',
+      '/api/v1/connections',
+      '/api/v1/connections/{connection_id}',
     ]);
     const ids: string[] = [];
     for (const item of Object.values(paths)) {
@@ -79,6 +84,11 @@ describe('adapter-http: the served OpenAPI document', function () {
       'getRun',
       'insertRecordViaEgress',
       'updateRecordViaEgress',
+      // Discovery
+      'listAgents',
+      'getAgent',
+      'listConnections',
+      'getConnection',
     ]);
   });
 });

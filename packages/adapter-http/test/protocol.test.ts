@@ -140,7 +140,7 @@ describe('adapter-http: protocol', function () {
     });
 
     it('answers 404 problem details for unknown paths', async function () {
-      for (const path of ['/', '/api', '/api/v2', '/api/v1/connections', '/api/v1/agents/a/run/x', '/v1/connections/x/records']) {
+      for (const path of ['/', '/api', '/api/v2', '/api/v1/connection', '/api/v1/connections/x/y', '/api/v1/agents/a/run/x', '/v1/connections/x/records']) {
         const answer = await call(apps.url, 'GET', path, { headers: key });
         expectProblem(answer, 404, 'not_found');
       }

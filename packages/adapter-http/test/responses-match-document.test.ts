@@ -26,6 +26,10 @@ const RECORDS = '/api/v1/connections/{connection_id}/records';
 const EGRESS_RECORDS = '/v1/connections/{connection_id}/records';
 const RUN = '/api/v1/agents/{agent_id}/run';
 const RUN_STATUS = '/api/v1/runs/{run_id}';
+const AGENTS = '/api/v1/agents';
+const AGENT = '/api/v1/agents/{agent_id}';
+const CONNECTIONS = '/api/v1/connections';
+const CONNECTION = '/api/v1/connections/{connection_id}';
 
 const key = apiKey(SECRETS.keyA);
 const json = { 'content-type': 'application/json' };
@@ -359,6 +363,19 @@ const cases: Case[] = [
     code: 'not_found',
     send: (a) => call(a.url, 'GET', '/api/v1/runs/no-such-run', { headers: key }),
   },
+  // Discovery of agents and connections
+  { name: 'agents, a page with a next page (Link)', path: AGENTS, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', '/api/v1/agents?limit=1', { headers: key }) },
+  { name: 'agents, the last page (no Link)', path: AGENTS, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', '/api/v1/agents', { headers: key }) },
+  { name: 'agents, bad limit', path: AGENTS, method: 'GET', status: 400, code: 'validation_failed', send: (a) => call(a.url, 'GET', '/api/v1/agents?limit=0', { headers: key }) },
+  { name: 'agents with an OAuth token', path: AGENTS, method: 'GET', status: 401, code: 'unsupported_credential', send: (a) => call(a.url, 'GET', '/api/v1/agents', { headers: bearer(SECRETS.tokenWrite) }) },
+  { name: 'an agent', path: AGENT, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', '/api/v1/agents/agent_demo', { headers: key }) },
+  { name: 'an agent, foreign', path: AGENT, method: 'GET', status: 404, code: 'not_found', send: (a) => call(a.url, 'GET', `/api/v1/agents/${FOREIGN_AGENT_ID}`, { headers: key }) },
+  { name: 'connections, a page with a next page (Link)', path: CONNECTIONS, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', '/api/v1/connections?limit=1', { headers: key }) },
+  { name: 'connections, the last page (no Link)', path: CONNECTIONS, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', '/api/v1/connections', { headers: key }) },
+  { name: 'connections, bad cursor', path: CONNECTIONS, method: 'GET', status: 400, code: 'validation_failed', send: (a) => call(a.url, 'GET', '/api/v1/connections?cursor=x', { headers: key }) },
+  { name: 'a connection', path: CONNECTION, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', `/api/v1/connections/${PG_CONNECTION_ID}`, { headers: key }) },
+  { name: 'a connection, foreign', path: CONNECTION, method: 'GET', status: 404, code: 'not_found', send: (a) => call(a.url, 'GET', `/api/v1/connections/${FOREIGN_CONNECTION_ID}`, { headers: key }) },
+  { name: 'a connection, no credential', path: CONNECTION, method: 'GET', status: 401, code: 'missing_credential', send: (a) => call(a.url, 'GET', `/api/v1/connections/${FOREIGN_CONNECTION_ID}`) },
 ];
 
 describe('adapter-http: real answers match the OpenAPI document', function () {
@@ -430,6 +447,10 @@ describe('adapter-http: real answers match the OpenAPI document', function () {
       [RECORDS, 'patch'],
       [RUN, 'post'],
       [RUN_STATUS, 'get'],
+      [AGENTS, 'get'],
+      [AGENT, 'get'],
+      [CONNECTIONS, 'get'],
+      [CONNECTION, 'get'],
       [EGRESS_RECORDS, 'post'],
       [EGRESS_RECORDS, 'patch'],
     ] as const) {

@@ -1,4 +1,4 @@
-import { silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type StoredCredential } from '@svc/core';
+import { silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type Page, type PageRequest, type StoredCredential } from '@svc/core';
 import type { Knex } from 'knex';
 import type { CatalogAdmin } from './catalog-admin.js';
 import type { CatalogContext } from './context.js';
@@ -116,10 +116,16 @@ export function isUuid(value: string): boolean {
 export class PostgresCatalog {
   /** The core's `CredentialStore`: live credentials by the SHA-256 digest of their secret; revoked ones are absent. */
   readonly credentials: CredentialStore;
-  /** The core's `AgentCatalog`: agents by id, with description and creation time. */
-  readonly agents: AgentCatalog & { findById(agentId: string): Promise<CatalogAgent | undefined> };
-  /** The core's `ConnectionCatalog`: connections by UUID (any case), never their database details. */
-  readonly connections: ConnectionCatalog & { findById(connectionId: string): Promise<CatalogConnection | undefined> };
+  /** The core's `AgentCatalog`: agents by id, and an account's agents a page at a time, with description and creation time. */
+  readonly agents: AgentCatalog & {
+    findById(agentId: string): Promise<CatalogAgent | undefined>;
+    listByAccount(accountId: string, page: PageRequest): Promise<Page<CatalogAgent>>;
+  };
+  /** The core's `ConnectionCatalog`: connections by UUID (any case), and an account's a page at a time; never their database details. */
+  readonly connections: ConnectionCatalog & {
+    findById(connectionId: string): Promise<CatalogConnection | undefined>;
+    listByAccount(accountId: string, page: PageRequest): Promise<Page<CatalogConnection>>;
+  };
   /** Adds, lists, revokes and removes accounts, credentials, agents and connections. */
   readonly admin: CatalogAdmin;
 
@@ -149,6 +155,18 @@ export class PostgresCatalog {
           const row = await db.withSchema(schema).from<AgentRow>('agents').where({ id: agentId }).first();
           return row === undefined ? undefined : agentOf(row);
         }),
+      // By id in byte order ("C" collation: the order of JavaScript's string comparison for
+      // the ASCII ids of a catalog, whatever the database's collation), one more row than
+      // asked to know whether a next page follows. Cached like the lookups (the cache is
+      // cleared on every change), so a list never mixes two states of the catalog.
+      listByAccount: (accountId: string, page: PageRequest): Promise<Page<CatalogAgent>> =>
+        this.lookup(`agents-page:${JSON.stringify([accountId, page.after ?? null, page.limit])}`, async () => {
+          const query = db.withSchema(schema).from<AgentRow>('agents').where({ account_id: accountId });
+          const after = positionForText(page.after);
+          if (after !== undefined) query.andWhereRaw('id collate "C" > ?', [after]);
+          const rows = await query.orderByRaw('id collate "C"').limit(page.limit + 1);
+          return pageOfRows(rows.map(agentOf), page.limit, (a) => a.agentId);
+        }),
     };
     this.connections = {
       findById: (connectionId: string): Promise<CatalogConnection | undefined> => {
@@ -157,6 +175,18 @@ export class PostgresCatalog {
         return this.lookup(`connection:${id}`, async () => {
           const row = await db.withSchema(schema).from<ConnectionRow>('connections').select(...CONNECTION_COLUMNS).where({ id }).first();
           return row === undefined ? undefined : connectionOf(row);
+        });
+      },
+      // By UUID (the uuid type's order: that of the lower-case text), one more row than asked.
+      listByAccount: (accountId: string, page: PageRequest): Promise<Page<CatalogConnection>> => {
+        // A position that is no UUID was not given by this catalog: nothing sorts after it
+        // meaningfully, so it is compared as text (uuid::text is the lower-case form).
+        const after = positionForText(page.after?.toLowerCase());
+        return this.lookup(`connections-page:${JSON.stringify([accountId, after ?? null, page.limit])}`, async () => {
+          const query = db.withSchema(schema).from<ConnectionRow>('connections').select(...CONNECTION_COLUMNS).where({ account_id: accountId });
+          if (after !== undefined) query.andWhereRaw('id::text collate "C" > ?', [after]);
+          const rows = await query.orderBy('id').limit(page.limit + 1);
+          return pageOfRows(rows.map(connectionOf), page.limit, (c) => c.connectionId);
         });
       },
     };
@@ -330,6 +360,25 @@ export class PostgresCatalog {
     this.cache.suspend();
     await destroyWithin(this.context.db, this.context.timeoutMs);
   }
+}
+
+/**
+ * A position PostgreSQL can compare as text: a client can forge one with a NUL, which a
+ * text parameter cannot hold (the statement would fail). No id holds a NUL, so for every
+ * id, id > `p` + NUL + anything exactly when id > `p`: the part before the first NUL is
+ * the same position.
+ */
+function positionForText(after: string | undefined): string | undefined {
+  if (after === undefined) return undefined;
+  const nul = after.indexOf('\u0000');
+  return nul === -1 ? after : after.slice(0, nul);
+}
+
+/** A page of at most `limit` of `items` (read with one more), with `next` only when that one more was there. */
+function pageOfRows<T>(items: readonly T[], limit: number, keyOf: (item: T) => string): Page<T> {
+  if (items.length <= limit) return Object.freeze({ items: Object.freeze([...items]) });
+  const taken = Object.freeze(items.slice(0, limit));
+  return Object.freeze({ items: taken, next: keyOf(taken[taken.length - 1] as T) });
 }
 
 /** Destroys a knex pool, giving up after `timeoutMs` (a silent server never acknowledges a Terminate). */

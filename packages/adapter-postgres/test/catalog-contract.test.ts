@@ -28,11 +28,11 @@ async function harnessOn(catalog: PostgresCatalog): Promise<CatalogHarness> {
       }
       for (const a of entries.agents ?? []) {
         await account(a.accountId);
-        await catalog.admin.addAgent({ id: a.agentId, accountId: a.accountId, ...(a.name === undefined ? {} : { name: a.name }) });
+        await catalog.admin.addAgent({ id: a.agentId, accountId: a.accountId, ...(a.name === undefined ? {} : { name: a.name }), ...(a.description === undefined ? {} : { description: a.description }) });
       }
       for (const c of entries.connections ?? []) {
         await account(c.accountId);
-        await catalog.admin.addConnection({ id: c.connectionId, accountId: c.accountId, type: c.type });
+        await catalog.admin.addConnection({ id: c.connectionId, accountId: c.accountId, type: c.type, ...(c.name === undefined ? {} : { name: c.name }) });
       }
     },
     async revoke(credentialId) {

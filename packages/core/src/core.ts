@@ -23,6 +23,10 @@ import { CORE_TRACER_NAME, traceExecute, tracerOf } from './telemetry/tracing.js
 import { Authenticate } from './use-cases/authenticate.js';
 import { apiIndexSettings, DescribeApi, type ApiIndexSettings } from './use-cases/describe-api.js';
 import { GetRun } from './use-cases/get-run.js';
+import { GetAgent } from './use-cases/get-agent.js';
+import { GetConnection } from './use-cases/get-connection.js';
+import { ListAgents } from './use-cases/list-agents.js';
+import { ListConnections } from './use-cases/list-connections.js';
 import { InsertRecord } from './use-cases/insert-record.js';
 import { RateLimitPolicy } from './use-cases/rate-limit-policy.js';
 import { StartRun } from './use-cases/start-run.js';
@@ -74,6 +78,13 @@ export interface CoreOptions {
   readonly rateLimits?: RateLimitSettings;
   /** What the index says beyond the defaults of `apiIndexSettings` (name, documentation URL, trial …). */
   readonly index?: Partial<Omit<ApiIndexSettings, 'baseUrl' | 'egressUrl' | 'credentialRateLimit'>>;
+  /**
+   * The IP address the egress route's database traffic leaves from (the API server's
+   * `egress.source_address`), shown to customers as every connection's
+   * `egress_source_address` so that they can allowlist it; absent: `null` there.
+   * Source: docs/decisions.md "Discovery: agents and connections".
+   */
+  readonly egressSourceAddress?: string;
 }
 
 /**
@@ -93,6 +104,14 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly startRun: StartRun;
   /** `GET /api/v1/runs/{run_id}`. */
   readonly getRun: GetRun;
+  /** `GET /api/v1/agents`: the caller's agents, a page at a time. */
+  readonly listAgents: ListAgents;
+  /** `GET /api/v1/agents/{agent_id}`. */
+  readonly getAgent: GetAgent;
+  /** `GET /api/v1/connections`: the caller's connections, a page at a time. */
+  readonly listConnections: ListConnections;
+  /** `GET /api/v1/connections/{connection_id}`. */
+  readonly getConnection: GetConnection;
   /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
   readonly rateLimits: RateLimitPolicy;
   /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
@@ -150,11 +169,27 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
     updateRecord: traceExecute(new UpdateRecord(connections, writer), 'UpdateRecord.execute', tracer),
     startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl }), 'StartRun.execute', tracer),
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
+    ...discoveryUseCases(agents, connections, { baseUrl, ...(options.egressSourceAddress !== undefined ? { egressSourceAddress: options.egressSourceAddress } : {}) }, tracer),
     rateLimits,
     runs,
     clock,
     startWorker: (processor, workerOptions = {}) => runs.startWorker(processor, { clock, ...(telemetry !== undefined ? { telemetry } : {}), ...workerOptions }),
     close: () => runs.close(),
+  };
+}
+
+/** The discovery use cases of agents and connections (docs/CONTRACT.md "Discovery"), each traced like the others. */
+function discoveryUseCases(
+  agents: AgentCatalog,
+  connections: ConnectionCatalog,
+  settings: { readonly baseUrl: string; readonly egressSourceAddress?: string },
+  tracer: ReturnType<typeof tracerOf>,
+): Pick<Core, 'listAgents' | 'getAgent' | 'listConnections' | 'getConnection'> {
+  return {
+    listAgents: traceExecute(new ListAgents(agents, settings), 'ListAgents.execute', tracer),
+    getAgent: traceExecute(new GetAgent(agents, settings), 'GetAgent.execute', tracer),
+    listConnections: traceExecute(new ListConnections(connections, settings), 'ListConnections.execute', tracer),
+    getConnection: traceExecute(new GetConnection(connections, settings), 'GetConnection.execute', tracer),
   };
 }
 

@@ -50,6 +50,12 @@ export * from './use-cases/update-record.js';
 export * from './use-cases/run-view.js';
 export * from './use-cases/start-run.js';
 export * from './use-cases/get-run.js';
+export * from './use-cases/agent-view.js';
+export * from './use-cases/connection-view.js';
+export * from './use-cases/list-agents.js';
+export * from './use-cases/get-agent.js';
+export * from './use-cases/list-connections.js';
+export * from './use-cases/get-connection.js';
 export * from './use-cases/describe-api.js';
 export * from './use-cases/run-lifecycle.js';
 

@@ -3,7 +3,7 @@
  * parameters, and the helpers route modules write their operation objects with.
  * Limits come from the settings the server enforces, never from literals here.
  */
-import { SUPPORTED_SCOPES } from '@svc/core';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, SUPPORTED_SCOPES } from '@svc/core';
 import { formatBytes, type EnforcedLimits } from '../settings.js';
 
 /** A JSON value: the OpenAPI document is plain data. */
@@ -50,6 +50,38 @@ function rateLimited(withRetry: boolean): JsonObject {
 
 /** The headers of every authenticated success: `X-Request-Id` and the rate-limit headers. */
 export const authenticatedHeaders: JsonObject = rateLimited(false);
+
+/**
+ * The headers of a list page: those of every authenticated success, and `Link: <url>;
+ * rel="next"` (RFC 8288) while a next page follows (absent on the last page, hence
+ * `required: false`). Source: docs/CONTRACT.md "Discovery".
+ */
+export const listPageHeaders: JsonObject = {
+  ...authenticatedHeaders,
+  Link: {
+    description: '`<url>; rel="next"` (RFC 8288): the next page, this request with `cursor` set, on the configured base URL. Absent on the last page.',
+    required: false,
+    schema: { type: 'string' },
+  },
+};
+
+/** The `limit` and `cursor` query parameters of a list operation. Source: docs/CONTRACT.md "Discovery". */
+export const pagingParameters: readonly Json[] = [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `Items per page, 1..${MAX_PAGE_LIMIT}; default ${DEFAULT_PAGE_LIMIT}. Anything else (or the parameter sent twice): 400 \`validation_failed\` naming \`/limit\`.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'Opaque cursor of the page to read, as this service gave it (the `Link: rel="next"` URL holds it); absent: the first page. Any other value: 400 `validation_failed` naming `/cursor`.',
+    schema: { type: 'string' },
+  },
+];
 
 /** The security of operations that take only API keys. */
 export const apiKeyOnly: Json = [{ ApiKey: [] }, { BearerApiKey: [] }];

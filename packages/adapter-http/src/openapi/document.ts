@@ -1,5 +1,11 @@
 import {
+  agentListResponseSchema,
+  agentResponseSchema,
+  agentViewSchema,
   apiIndexSchema,
+  connectionListResponseSchema,
+  connectionResponseSchema,
+  connectionViewSchema,
   DEPRECATION_HEADERS,
   MINIMUM_SUNSET_NOTICE_DAYS,
   filesRunBodySchema,
@@ -67,6 +73,12 @@ function schemaComponents(): JsonObject {
     Run: component(runViewSchema),
     RunResponse: component(runResponseSchema),
     ApiIndex: component(apiIndexSchema),
+    Agent: component(agentViewSchema),
+    AgentResponse: component(agentResponseSchema),
+    AgentList: component(agentListResponseSchema),
+    Connection: component(connectionViewSchema),
+    ConnectionResponse: component(connectionResponseSchema),
+    ConnectionList: component(connectionListResponseSchema),
   };
 }
 
@@ -119,7 +131,8 @@ export function buildOpenApiDocument(settings: OpenApiSettings, routes: readonly
         `Every authenticated response carries the rate-limit headers of the tightest applicable limit: ${credential.limit} requests / ${credential.windowSeconds} s per credential, plus ${agent.limit} / ${agent.windowSeconds} s per agent on run creation. A request refused with 429 is not charged to any window.`,
         `Every response carries \`X-Request-Id\`. Unknown request body members are refused (400). Bodies are JSON, at most ${formatBytes(bodyLimitBytes)} (${bodyLimitBytes} bytes) once decoded.`,
         'A request the HTTP parser refuses, on any path, gets a problem details answer with `X-Request-Id` and `Connection: close`: 400 `bad_request` (not HTTP/1.1) or `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`), 408 `request_timeout`, 413 `payload_too_large` (chunk extensions), 417 `expectation_failed` (an `Expect` other than `100-continue`), 431 `request_header_fields_too_large`; `CONNECT` answers 405 `method_not_allowed`. Two credentials that disagree (two `Authorization` lines, two `X-API-Key` lines, or `X-API-Key` and another bearer) answer 401 `invalid_credential`; the same credential repeated is accepted.',
-        'A resource of another account (agent, connection, run) answers exactly as a missing one: 404 `not_found` with the same detail, headers and length, whatever else is wrong with the request; checks that depend on the resource (such as `writes_not_supported`) come after it is found visible. Rate-limit windows are per account and credential.',
+        'A resource of another account (agent, connection, run) answers exactly as a missing one: 404 `not_found` with the same detail, headers and length, whatever else is wrong with the request; checks that depend on the resource (such as `writes_not_supported`) come after it is found visible, and lists never show it. Rate-limit windows are per account and credential.',
+        'Lists take `limit` (1..100, default 20) and an opaque `cursor`; the next page is at the URL of `Link: <…>; rel="next"` (RFC 8288), absent on the last page. Wrapped lists also give that cursor as `next_cursor` (`null` on the last page); the connection list is a bare array, so `Link` is its only pager.',
         `Deprecated operations answer with ${DEPRECATION_HEADERS.join(', ')} headers; the minimum sunset notice is ${MINIMUM_SUNSET_NOTICE_DAYS} days.`,
       ].join('\n\n'),
       license: { name: 'MIT', identifier: 'MIT' },
@@ -127,7 +140,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings, routes: readonly
     servers: [{ url: settings.baseUrl, description: 'Base address' }],
     tags: [
       { name: 'Discovery' },
-      { name: 'Connections', description: 'Row writes on connections that allow them (SQL Server).' },
+      { name: 'Connections', description: 'The caller\'s connections (never their credentials or hosts), and row writes on those that allow them (SQL Server).' },
       { name: 'Agents' },
       { name: 'Runs' },
     ],

@@ -56,3 +56,14 @@ export function sendResult<T>(ctx: Context, meter: RequestMeter, result: Result<
   if (result.ok) sendJson(ctx, status, { data: result.value });
   else sendError(ctx, result.error);
 }
+
+/**
+ * As {@link sendResult}, with the success body made by `bodyOf` instead of `{"data":
+ * value}`: for answers shaped otherwise (a list page with `next_cursor`, the connection
+ * list's bare array). `bodyOf` may set headers (`Link`).
+ */
+export function sendResultAs<T>(ctx: Context, meter: RequestMeter, result: Result<T, DomainError>, status: number, bodyOf: (value: T) => unknown): void {
+  setDecisionHeaders(ctx, meter);
+  if (result.ok) sendJson(ctx, status, bodyOf(result.value));
+  else sendError(ctx, result.error);
+}

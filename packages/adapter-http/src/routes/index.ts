@@ -1,7 +1,11 @@
 import type { RouteDefinition } from '../route.js';
 import { describeApiRoute } from './describe-api.js';
+import { getAgentRoute } from './get-agent.js';
+import { getConnectionRoute } from './get-connection.js';
 import { getRunRoute } from './get-run.js';
 import { insertRecordRoute } from './insert-record.js';
+import { listAgentsRoute } from './list-agents.js';
+import { listConnectionsRoute } from './list-connections.js';
 import { livezRoute } from './livez.js';
 import { llmsTxtRoute } from './llms-txt.js';
 import { openApiDocumentRoute } from './openapi-document.js';
@@ -21,6 +25,11 @@ export const ROUTES: readonly RouteDefinition[] = [
   updateRecordRoute,
   startRunRoute,
   getRunRoute,
+
+  listAgentsRoute,
+  getAgentRoute,
+  listConnectionsRoute,
+  getConnectionRoute,
   openApiDocumentRoute,
   llmsTxtRoute,
   protectedResourceMetadataRoute,

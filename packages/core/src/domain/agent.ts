@@ -9,4 +9,8 @@ export interface Agent {
   readonly accountId: string;
   /** Human-readable name, optional. */
   readonly name?: string;
+  /** What the agent does, in words, optional (shown by discovery, `GET /api/v1/agents`). */
+  readonly description?: string;
+  /** When it was added to the catalog; absent when the catalog does not know (a configuration file). */
+  readonly createdAt?: Date;
 }

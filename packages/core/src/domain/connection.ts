@@ -12,6 +12,10 @@ export interface Connection {
   readonly accountId: string;
   /** Connection type, e.g. `sqlserver` or `postgresql`. */
   readonly type: string;
+  /** Human-readable name, optional (shown by discovery, `GET /api/v1/connections`). */
+  readonly name?: string;
+  /** When it was added to the catalog; absent when the catalog does not know (a configuration file). */
+  readonly createdAt?: Date;
 }
 
 /**

@@ -94,3 +94,25 @@ export function parsePageQuery(query: PageQuery): Result<PageRequest, DomainErro
   if (after === undefined) return err(parameterIssue('cursor', 'is not a cursor this service gave; start again without it'));
   return ok({ limit, after });
 }
+
+/**
+ * One page of `items` in ascending order of `keyOf(item)` (JavaScript string order):
+ * those whose key sorts after `page.after`, at most `page.limit` of them, and `next` =
+ * the last one's key when more follow. For ports that hold their items in memory; keys
+ * must be unique.
+ *
+ * @param items - every item of the list, in any order (not changed).
+ * @param keyOf - the item's sort and position key (e.g. its id).
+ */
+export function pageByKey<T>(items: Iterable<T>, keyOf: (item: T) => string, page: PageRequest): Page<T> {
+  const after = page.after;
+  const keyed: { key: string; item: T }[] = [];
+  for (const item of items) {
+    const key = keyOf(item);
+    if (after === undefined || key > after) keyed.push({ key, item });
+  }
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const taken = keyed.slice(0, page.limit);
+  const last = taken[taken.length - 1];
+  return keyed.length > page.limit && last !== undefined ? { items: taken.map((k) => k.item), next: last.key } : { items: taken.map((k) => k.item) };
+}

@@ -1,5 +1,6 @@
 import type { Agent } from '../domain/agent.js';
 import type { Connection } from '../domain/connection.js';
+import { pageByKey, type Page, type PageRequest } from '../domain/page.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { CredentialStore, StoredCredential } from '../ports/credential-store.js';
@@ -44,6 +45,12 @@ export class InMemoryConnectionCatalog implements ConnectionCatalog {
   findById(connectionId: string): Promise<Connection | undefined> {
     return Promise.resolve(this.byId.get(connectionId.toLowerCase()));
   }
+
+  /** See {@link ConnectionCatalog.listByAccount}: by lower-case id. */
+  listByAccount(accountId: string, page: PageRequest): Promise<Page<Connection>> {
+    const own = [...this.byId.values()].filter((c) => c.accountId === accountId);
+    return Promise.resolve(pageByKey(own, (c) => c.connectionId.toLowerCase(), page));
+  }
 }
 
 /** Agents held in memory. Embedded default and fake. */
@@ -61,5 +68,11 @@ export class InMemoryAgentCatalog implements AgentCatalog {
 
   findById(agentId: string): Promise<Agent | undefined> {
     return Promise.resolve(this.byId.get(agentId));
+  }
+
+  /** See {@link AgentCatalog.listByAccount}: by id. */
+  listByAccount(accountId: string, page: PageRequest): Promise<Page<Agent>> {
+    const own = [...this.byId.values()].filter((a) => a.accountId === accountId);
+    return Promise.resolve(pageByKey(own, (a) => a.agentId, page));
   }
 }

@@ -74,6 +74,69 @@ export const runViewSchema = {
 /** `{"data": Run}`: the 200 of a run read. */
 export const runResponseSchema = dataOf('RunResponse', 'Run');
 
+/** `string`, or `null` when unknown (discovery's members are always present). */
+const nullableStr = (description: string, extra: Readonly<Record<string, string>> = {}) => ({ type: ['string', 'null'], description, ...extra }) as const;
+
+/** An agent as discovery shows it (`AgentView` of `ListAgents` and `GetAgent`). Source: docs/CONTRACT.md "Discovery". */
+export const agentViewSchema = {
+  $id: 'Agent',
+  type: 'object',
+  description: 'Every member is always present; `null` when unknown.',
+  required: ['agent_id', 'name', 'description', 'created_at', 'run_url', 'mcp_url'],
+  properties: {
+    agent_id: str('Identifier of the agent, as in its URLs.'),
+    name: nullableStr('Human-readable name; `null` when it has none.'),
+    description: nullableStr('What the agent does; `null` when it has none.'),
+    created_at: nullableStr('RFC 3339, UTC: when it was added; `null` when the catalog does not record it (a configuration file).', { format: 'date-time' }),
+    run_url: str('`{base_url}/api/v1/agents/{agent_id}/run`: start a run here (`POST`).', { format: 'uri' }),
+    mcp_url: str('`{base_url}/api/v1/agents/{agent_id}/mcp`: the agent\'s MCP endpoint (Streamable HTTP).', { format: 'uri' }),
+  },
+} as const;
+
+/** `{"data": Agent}`: the 200 of an agent read. */
+export const agentResponseSchema = dataOf('AgentResponse', 'Agent');
+
+/** `{"data": [Agent], "next_cursor": string | null}`: the 200 of the agent list. */
+export const agentListResponseSchema = {
+  $id: 'AgentList',
+  type: 'object',
+  required: ['data', 'next_cursor'],
+  properties: {
+    data: { type: 'array', items: { $ref: 'Agent' }, description: 'The caller\'s agents, in ascending `agent_id` order.' },
+    next_cursor: nullableStr('Opaque cursor of the next page (also in `Link: rel="next"`); `null` on the last page.'),
+  },
+} as const;
+
+/** A connection as discovery shows it (`ConnectionView`): never a password, user name or host. Source: docs/CONTRACT.md "Discovery". */
+export const connectionViewSchema = {
+  $id: 'Connection',
+  type: 'object',
+  description: 'Every member is always present; `null` when unknown. Never a password, user name or host.',
+  required: ['connection_id', 'type', 'name', 'writable', 'egress_source_address', 'records_url', 'created_at'],
+  properties: {
+    connection_id: str('Identifier of the connection (UUID, lower case).', { format: 'uuid' }),
+    type: str('Connection type, e.g. `sqlserver` or `postgresql`.'),
+    name: nullableStr('Human-readable name; `null` when it has none.'),
+    writable: { type: 'boolean', description: 'True when row inserts and updates are allowed: only for type `sqlserver`.' },
+    egress_source_address: nullableStr(
+      'The IP address the service\'s database traffic leaves from on the egress route (`X-Svc-Egress: true`, or the direct stable-egress address): allowlist it in your firewall. The same for every connection; `null` when the server has none configured.',
+    ),
+    records_url: str('`{base_url}/api/v1/connections/{connection_id}/records`: insert (`POST`) and update (`PATCH`) rows.', { format: 'uri' }),
+    created_at: nullableStr('RFC 3339, UTC: when it was added; `null` when the catalog does not record it (a configuration file).', { format: 'date-time' }),
+  },
+} as const;
+
+/** `{"data": Connection}`: the 200 of a connection read. */
+export const connectionResponseSchema = dataOf('ConnectionResponse', 'Connection');
+
+/** `[Connection]`, unwrapped (docs/api-spec.md convention 3): the 200 of the connection list; the next page is only in `Link`. */
+export const connectionListResponseSchema = {
+  $id: 'ConnectionList',
+  type: 'array',
+  description: 'The caller\'s connections, in ascending `connection_id` order, returned directly without the `data` wrapper; the next page is in `Link: rel="next"` only.',
+  items: { $ref: 'Connection' },
+} as const;
+
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
 
 /** The API index (`ApiIndex` of `DescribeApi`), returned without the `data` envelope. */

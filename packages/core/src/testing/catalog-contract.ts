@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Agent } from '../domain/agent.js';
 import type { Connection } from '../domain/connection.js';
+import type { Page, PageRequest } from '../domain/page.js';
 import { SCOPE_RUNS_READ, SCOPE_RUNS_WRITE } from '../domain/principal.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
@@ -58,6 +59,28 @@ function credentialView(c: StoredCredential | undefined): unknown {
 }
 
 /**
+ * Every item of a list, page after page of `limit` items, following each page's `next`;
+ * also checks that every page but the last is full and has a `next`, and the last has none.
+ */
+async function allPages<T>(list: (page: PageRequest) => Promise<Page<T>>, limit: number): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let after: string | undefined;
+  for (let pages = 1; pages <= 1000; pages += 1) {
+    const page = await list(after === undefined ? { limit } : { limit, after });
+    assert.ok(page.items.length <= limit, `page ${pages} holds at most ${limit} items`);
+    items.push(...page.items);
+    if (page.next === undefined) return { items, pages };
+    assert.equal(page.items.length, limit, `page ${pages} has a next page, so it is full`);
+    assert.equal(typeof page.next, 'string');
+    after = page.next;
+  }
+  throw new Error('more than 1000 pages: next never ends');
+}
+
+/** JavaScript's string order, the order the listing ports promise. */
+const ascending = (values: readonly string[]): string[] => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
  * The behaviour every catalog shares: core's `CredentialStore`, `AgentCatalog` and
  * `ConnectionCatalog` (see each port's contract). Unknown keys answer `undefined`, never
  * an error; stored entries come back with every member the ports name (expiry to the
@@ -65,6 +88,10 @@ function credentialView(c: StoredCredential | undefined): unknown {
  * are found with their own account (the use cases check visibility, docs/CONTRACT.md
  * "Isolation between accounts"); and a change is seen by the next lookup, whatever the
  * earlier ones answered (an adapter that caches must not serve a stale hit or miss).
+ * Listing (`listByAccount`): only that account's entries, in ascending id order (lower-case
+ * UUIDs for connections), a page of at most `limit` at a time with `next` only while more
+ * follow, the next page after `next` (or after any position, existing or not), an empty
+ * page for an account without entries, and a change seen by the next list.
  * Registers a `describe` block with `runner`.
  *
  * @param name - suite title.
@@ -183,6 +210,86 @@ export function catalogContract(name: string, makeHarness: () => Promise<Catalog
           assert.deepEqual({ connectionId: found?.connectionId.toLowerCase(), accountId: found?.accountId, type: found?.type }, c, asked);
         }
       }
+    });
+
+    it("lists an account's agents in ascending id order, page by page to the last, with name and description; never another account's", async function () {
+      const mine: Agent[] = [
+        { agentId: contractId('agent'), accountId: accountA, name: 'Listed one', description: 'Reads invoices.' },
+        { agentId: contractId('agent'), accountId: accountA },
+        { agentId: contractId('agent'), accountId: accountA, name: 'Listed three' },
+        { agentId: contractId('agent'), accountId: accountA },
+        { agentId: contractId('agent'), accountId: accountA, description: 'No name, a description.' },
+      ];
+      const theirs: Agent[] = [
+        { agentId: contractId('agent'), accountId: accountB },
+        { agentId: contractId('agent'), accountId: accountB },
+      ];
+      await h.add({ agents: [theirs[0] as Agent, ...mine, theirs[1] as Agent] });
+      const order = ascending(mine.map((a) => a.agentId));
+      for (const limit of [1, 2, 5, 100]) {
+        const { items, pages } = await allPages((page) => h.agents.listByAccount(accountA, page), limit);
+        assert.deepEqual(items.map((a) => a.agentId), order, `limit ${limit}`);
+        assert.equal(pages, Math.max(1, Math.ceil(mine.length / limit)), `pages at limit ${limit}`);
+      }
+      const listed = (await h.agents.listByAccount(accountA, { limit: 100 })).items;
+      for (const a of listed) {
+        const given = mine.find((m) => m.agentId === a.agentId);
+        assert.deepEqual({ agentId: a.agentId, accountId: a.accountId, name: a.name, description: a.description }, { name: undefined, description: undefined, ...given });
+      }
+      const b = await allPages((page) => h.agents.listByAccount(accountB, page), 1);
+      assert.deepEqual(b.items.map((a) => a.agentId), ascending(theirs.map((a) => a.agentId)));
+    });
+
+    it('lists agents after any position, one that names no agent too; an account without agents gets an empty last page', async function () {
+      const mine: Agent[] = [0, 1, 2, 3].map(() => ({ agentId: contractId('agent'), accountId: accountA }));
+      await h.add({ agents: mine });
+      const order = ascending(mine.map((a) => a.agentId));
+      // Between the second and the third id ("!" sorts before every character of an id here).
+      const after = `${order[1] ?? ''}!`;
+      const rest = await h.agents.listByAccount(accountA, { limit: 10, after });
+      assert.deepEqual(rest.items.map((a) => a.agentId), order.slice(2));
+      assert.equal(rest.next, undefined);
+      // A position a client forged, with characters no id holds (a NUL, which PostgreSQL's text cannot hold either).
+      const forged = await h.agents.listByAccount(accountA, { limit: 10, after: `${order[1] ?? ''}\u0000\u{1F600}` });
+      assert.deepEqual(forged.items.map((a) => a.agentId), order.slice(2));
+      assert.deepEqual((await h.connections.listByAccount(accountA, { limit: 10, after: '\u0000' })).items, []);
+      assert.deepEqual(await h.agents.listByAccount(accountB, { limit: 20 }), { items: [] });
+      assert.deepEqual(await h.agents.listByAccount(contractId('acct_none'), { limit: 20 }), { items: [] });
+    });
+
+    it('lists an agent added after a list missed it (no stale list)', async function () {
+      const first: Agent = { agentId: contractId('agent'), accountId: accountA };
+      await h.add({ agents: [first] });
+      assert.deepEqual((await h.agents.listByAccount(accountA, { limit: 20 })).items.map((a) => a.agentId), [first.agentId]);
+      const second: Agent = { agentId: contractId('agent'), accountId: accountA };
+      await h.add({ agents: [second] });
+      assert.deepEqual((await h.agents.listByAccount(accountA, { limit: 20 })).items.map((a) => a.agentId), ascending([first.agentId, second.agentId]));
+    });
+
+    it("lists an account's connections in ascending lower-case id order, page by page to the last, with type and name; never another account's", async function () {
+      const mine: Connection[] = [
+        { connectionId: randomUUID(), accountId: accountA, type: 'sqlserver', name: 'Warehouse' },
+        { connectionId: randomUUID().toUpperCase(), accountId: accountA, type: 'postgresql' },
+        { connectionId: randomUUID(), accountId: accountA, type: 'sqlserver' },
+        { connectionId: randomUUID(), accountId: accountA, type: 'snowflake', name: 'Analytics' },
+        { connectionId: randomUUID(), accountId: accountA, type: 'sqlserver' },
+      ];
+      const theirs: Connection[] = [{ connectionId: randomUUID(), accountId: accountB, type: 'sqlserver' }];
+      await h.add({ connections: [...mine, ...theirs] });
+      const order = ascending(mine.map((c) => c.connectionId.toLowerCase()));
+      for (const limit of [1, 2, 5, 100]) {
+        const { items, pages } = await allPages((page) => h.connections.listByAccount(accountA, page), limit);
+        assert.deepEqual(items.map((c) => c.connectionId.toLowerCase()), order, `limit ${limit}`);
+        assert.equal(pages, Math.max(1, Math.ceil(mine.length / limit)), `pages at limit ${limit}`);
+      }
+      for (const c of (await h.connections.listByAccount(accountA, { limit: 100 })).items) {
+        const given = mine.find((m) => m.connectionId.toLowerCase() === c.connectionId.toLowerCase());
+        assert.deepEqual({ accountId: c.accountId, type: c.type, name: c.name }, { accountId: accountA, type: given?.type, name: given?.name });
+      }
+      const after = order[2] ?? '';
+      assert.deepEqual((await h.connections.listByAccount(accountA, { limit: 100, after })).items.map((c) => c.connectionId.toLowerCase()), order.slice(3));
+      assert.deepEqual((await h.connections.listByAccount(accountB, { limit: 100 })).items.map((c) => c.connectionId.toLowerCase()), [theirs[0]?.connectionId]);
+      assert.deepEqual(await h.connections.listByAccount(contractId('acct_none'), { limit: 20 }), { items: [] });
     });
 
     it('finds a connection added after a lookup of its id missed (no stale miss)', async function () {

@@ -11,6 +11,7 @@ import type { RateLimitCharge, RateLimitStore } from '../ports/rate-limit-store.
 import type { InsertCommand, RecordWriter, UpdateCommand, WriteError, WriteErrorCode, WriteOutcome } from '../ports/record-writer.js';
 import type { RunQueue } from '../ports/run-queue.js';
 import type { RunStore, TransitionOutcome } from '../ports/run-store.js';
+import type { Page, PageRequest } from '../domain/page.js';
 
 // Fakes that fail on demand, for the error paths of code built on the core. Each wraps a
 // fake (usually an in-memory adapter) and fails exactly as the real adapter of its port
@@ -358,15 +359,16 @@ export class FailingCredentialStore<S extends CredentialStore = CredentialStore>
  * A {@link ConnectionCatalog} that can be made unreachable (the catalog database of
  * docs/CONTRACT.md "Dependencies and faults").
  *
- * - `unavailable`: `findById` rejects with `DependencyUnavailableError('connection_catalog')`.
- *   A row write whose input is valid then rejects before the writer is called (HTTP 503;
+ * - `unavailable`: `findById` and `listByAccount` reject with
+ *   `DependencyUnavailableError('connection_catalog')`. A row write whose input is valid then
+ *   rejects before the writer is called, and so does a connection read or list (HTTP 503;
  *   the request was charged: the charge comes first).
  *
  * Source: core `ports/connection-catalog.ts`; docs/CONTRACT.md "Dependencies and faults".
  * @typeParam C - the wrapped catalog.
  */
 export class FailingConnectionCatalog<C extends ConnectionCatalog = ConnectionCatalog>
-  extends FaultSwitch<'unavailable', 'findById'>
+  extends FaultSwitch<'unavailable', 'findById' | 'listByAccount'>
   implements ConnectionCatalog
 {
   /**
@@ -384,20 +386,26 @@ export class FailingConnectionCatalog<C extends ConnectionCatalog = ConnectionCa
   async findById(connectionId: string): Promise<Connection | undefined> {
     return this.guard('findById', () => this.inner.findById(connectionId));
   }
+
+  /** See {@link ConnectionCatalog.listByAccount}. @throws DependencyUnavailableError while failing. */
+  async listByAccount(accountId: string, page: PageRequest): Promise<Page<Connection>> {
+    return this.guard('listByAccount', () => this.inner.listByAccount(accountId, page));
+  }
 }
 
 /**
  * An {@link AgentCatalog} that can be made unreachable (the catalog database of
  * docs/CONTRACT.md "Dependencies and faults").
  *
- * - `unavailable`: `findById` rejects with `DependencyUnavailableError('agent_catalog')`.
- *   `StartRun` with a valid body then rejects before it charges the request's meter or
- *   queues anything (HTTP 503); an invalid body is refused without the lookup.
+ * - `unavailable`: `findById` and `listByAccount` reject with
+ *   `DependencyUnavailableError('agent_catalog')`. `StartRun` with a valid body then rejects
+ *   before it charges the request's meter or queues anything (HTTP 503); an invalid body is
+ *   refused without the lookup. An agent read or list rejects after its charge.
  *
  * Source: core `ports/agent-catalog.ts`; docs/CONTRACT.md "Dependencies and faults".
  * @typeParam C - the wrapped catalog.
  */
-export class FailingAgentCatalog<C extends AgentCatalog = AgentCatalog> extends FaultSwitch<'unavailable', 'findById'> implements AgentCatalog {
+export class FailingAgentCatalog<C extends AgentCatalog = AgentCatalog> extends FaultSwitch<'unavailable', 'findById' | 'listByAccount'> implements AgentCatalog {
   /**
    * @param inner - the catalog calls go to while not failing.
    * @param options - `dependency` of the error; default `agent_catalog`.
@@ -412,5 +420,10 @@ export class FailingAgentCatalog<C extends AgentCatalog = AgentCatalog> extends 
   /** See {@link AgentCatalog.findById}. @throws DependencyUnavailableError while failing. */
   async findById(agentId: string): Promise<Agent | undefined> {
     return this.guard('findById', () => this.inner.findById(agentId));
+  }
+
+  /** See {@link AgentCatalog.listByAccount}. @throws DependencyUnavailableError while failing. */
+  async listByAccount(accountId: string, page: PageRequest): Promise<Page<Agent>> {
+    return this.guard('listByAccount', () => this.inner.listByAccount(accountId, page));
   }
 }

@@ -6,8 +6,12 @@ import {
   err,
   wireBody,
   type Authenticate,
+  type GetAgent,
+  type GetConnection,
   type GetRun,
   type InsertRecord,
+  type ListAgents,
+  type ListConnections,
   type RateLimitPolicy,
   type StartRun,
   type UpdateRecord,
@@ -72,6 +76,10 @@ export interface World {
   readonly updateRecord: Metered<UpdateRecord>;
   readonly startRun: Metered<StartRun>;
   readonly getRun: Metered<GetRun>;
+  readonly listAgents: Metered<ListAgents>;
+  readonly getAgent: Metered<GetAgent>;
+  readonly listConnections: Metered<ListConnections>;
+  readonly getConnection: Metered<GetConnection>;
 }
 
 type InputOf<U> = U extends { execute(input: infer I): Promise<unknown> } ? I : never;
@@ -136,6 +144,10 @@ export function aWorld(limits?: RateLimitSettings): World {
     updateRecord: metered(core.updateRecord, rateLimits),
     startRun: metered(core.startRun, rateLimits),
     getRun: metered(core.getRun, rateLimits),
+    listAgents: metered(core.listAgents, rateLimits),
+    getAgent: metered(core.getAgent, rateLimits),
+    listConnections: metered(core.listConnections, rateLimits),
+    getConnection: metered(core.getConnection, rateLimits),
   };
 }
 

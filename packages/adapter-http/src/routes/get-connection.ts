@@ -1,0 +1,39 @@
+import { apiKeyOnly, connectionIdParameter, jsonResponse, responseRef } from '../openapi/components.js';
+import { sendResult } from '../pipeline/rate-limit.js';
+import { pathParam, type AuthenticatedRoute } from '../route.js';
+
+/**
+ * `GET /api/v1/connections/{connection_id}`: one of the caller's connections → 200
+ * `{"data": Connection}` (the single connection is wrapped like other reads; only the list
+ * is a bare array); another account's answers 404 like a missing one. Never a password,
+ * user name or host. API keys only. Source: docs/CONTRACT.md "Discovery".
+ */
+export const getConnectionRoute: AuthenticatedRoute = {
+  kind: 'authenticated',
+  operationId: 'getConnection',
+  credential: 'getConnection',
+  method: 'GET',
+  paths: { main: ['/api/v1/connections/:connection_id'] },
+  handler: ({ useCases }) => {
+    const getConnection = useCases.getConnection;
+    return async (ctx, caller) => {
+      sendResult(ctx, caller.meter, await getConnection.execute({ ...caller, connectionId: pathParam(ctx, 'connection_id') }), 200);
+    };
+  },
+  openapi: () => ({
+    operationId: 'getConnection',
+    tags: ['Connections', 'Discovery'],
+    summary: 'Read a connection',
+    description:
+      "Its type, name, whether it allows row writes (`writable`: SQL Server only), the egress source address to allowlist (`null` when the server has none configured) and its records URL. Never a password, user name or host. Another account's connection answers 404 exactly like a missing one. API keys only.",
+    security: apiKeyOnly,
+    parameters: [connectionIdParameter],
+    responses: {
+      '200': jsonResponse('The connection.', 'ConnectionResponse'),
+      '401': responseRef('Unauthorized'),
+      '404': responseRef('NotFound'),
+      '429': responseRef('TooManyRequests'),
+      '503': responseRef('ServiceUnavailable'),
+    },
+  }),
+};

@@ -1,0 +1,50 @@
+import type { DomainError } from '../domain/errors.js';
+import { parsePageQuery, type Page, type PageQuery } from '../domain/page.js';
+import type { Principal } from '../domain/principal.js';
+import { err, ok, type Result } from '../domain/result.js';
+import type { ConnectionCatalog } from '../ports/connection-catalog.js';
+import { connectionViewOf, type ConnectionView, type ConnectionViewSettings } from './connection-view.js';
+import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
+
+/** Input of {@link ListConnections}. */
+export interface ListConnectionsInput {
+  /** The authenticated caller (an API key: OAuth tokens are refused before, docs/CONTRACT.md "Authentication"). */
+  readonly principal: Principal;
+  /** This call's rate-limit charge (`rateLimits.meterFor(principal)`); default `UNMETERED` (not limited). */
+  readonly meter?: RequestMeter;
+  /** `limit` and `cursor` as sent; absent: the first page, of 20 connections (`DEFAULT_PAGE_LIMIT`). */
+  readonly page?: PageQuery;
+}
+
+/** Codes {@link ListConnections} can produce. */
+export type ListConnectionsErrorCode = 'validation_failed' | 'rate_limited';
+
+/**
+ * Lists the caller's connections: `GET /api/v1/connections`. Charges the request first,
+ * then reads `limit` (1..100, default 20) and `cursor` (400 `validation_failed` naming
+ * the parameter), then one page of the account's connections in ascending
+ * `connection_id` order, never their database details. Another account's connections
+ * are never listed. `next` is the catalog's position of the page's last connection when
+ * more follow (the HTTP adapter turns it into the cursor of `Link: rel="next"`: the
+ * answer is an unwrapped array, docs/api-spec.md convention 3, so it has no `next_cursor`).
+ * Source: docs/CONTRACT.md "Discovery"; docs/decisions.md "Discovery: agents and connections".
+ *
+ * @throws DependencyUnavailableError when the catalog cannot be reached (HTTP 503).
+ */
+export class ListConnections {
+  constructor(
+    private readonly connections: ConnectionCatalog,
+    private readonly settings: ConnectionViewSettings,
+  ) {}
+
+  /** @returns a page of connection views, or an error with its code. */
+  async execute(input: ListConnectionsInput): Promise<Result<Page<ConnectionView>, DomainError<ListConnectionsErrorCode>>> {
+    const refused = await (input.meter ?? UNMETERED).charge();
+    if (refused !== undefined) return err(refused);
+    const page = parsePageQuery(input.page ?? {});
+    if (!page.ok) return page;
+    const found = await this.connections.listByAccount(input.principal.accountId, page.value);
+    const items = found.items.map((connection) => connectionViewOf(connection, this.settings));
+    return ok(found.next === undefined ? { items } : { items, next: found.next });
+  }
+}
