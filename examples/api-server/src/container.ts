@@ -24,7 +24,7 @@ import type { PostgresCatalog } from '@svc/adapter-postgres';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { LiveCatalogs } from './live-catalogs.js';
 import { RoutingRecordWriter, type SqlServerWriterFactory, type WriteTarget } from './routing-record-writer.js';
-import { ConfigError, type ServerSettings } from './settings.js';
+import { ConfigError, CURSOR_KEY_ENV, type ServerSettings } from './settings.js';
 import { closeSteps, droppedClientNotes } from './shutdown.js';
 
 const id = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`svc.${name}`) as ServiceIdentifier<T>;
@@ -381,6 +381,10 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   // ones are in TOKENS.catalogs), every other setting stays as it is while running.
   container.bind(TOKENS.settings).toConstantValue(settings);
   container.bind(TOKENS.logger).toConstantValue(logger);
+  if (settings.cursorKey === undefined && settings.redisUrl !== undefined) {
+    // Several instances share Redis: a cursor one of them signs, the others refuse.
+    logger.warn({ component: 'paging', setting: CURSOR_KEY_ENV }, `list cursors are signed with a key of this process; set ${CURSOR_KEY_ENV} to the same value on every instance`);
+  }
   container.bind(TOKENS.clock).toConstantValue(new SystemClock());
   container.bind(TOKENS.ids).toConstantValue(new RandomIdGenerator());
   const catalogs = new LiveCatalogs(settings.accounts);
@@ -407,6 +411,7 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
           rateLimits: settings.rateLimits,
           // Shown as every connection's egress_source_address (docs/decisions.md "Discovery: agents and connections").
           ...(settings.egressSourceAddress !== undefined ? { egressSourceAddress: settings.egressSourceAddress } : {}),
+          ...(settings.cursorKey !== undefined ? { cursorKey: settings.cursorKey } : {}),
           index: {
             ...(settings.index.name !== undefined ? { name: settings.index.name } : {}),
             ...(settings.index.documentationUrl !== undefined ? { documentationUrl: settings.index.documentationUrl } : {}),

@@ -19,6 +19,8 @@ const FIXED_SETTINGS = {
   egressUrl: { 'egress.url': (s) => s.egressUrl },
   egressListen: { 'egress.listen': (s) => s.egressListen },
   egressSourceAddress: { 'egress.source_address': (s) => s.egressSourceAddress },
+  // From the environment, which a reload does not change; listed so a new key never goes unnoticed. Only its name is reported.
+  cursorKey: { SVC_CURSOR_KEY: (s) => s.cursorKey },
   rateLimits: { rate_limits: (s) => s.rateLimits },
   redisUrl: { redis_url: (s) => s.redisUrl },
   redisPrefix: { redis_prefix: (s) => s.redisPrefix },

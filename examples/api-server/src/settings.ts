@@ -124,6 +124,9 @@ export interface PostgresCatalogSettings {
 }
 
 /** Every setting of the API server, validated. Times in the names' units. */
+/** The environment variable holding the key list cursors are signed with (docs/decisions.md "Discovery: agents and connections"). */
+export const CURSOR_KEY_ENV = 'SVC_CURSOR_KEY';
+
 export interface ServerSettings {
   readonly baseUrl: string;
   readonly listen: ListenSettings;
@@ -131,6 +134,12 @@ export interface ServerSettings {
   readonly egressListen: ListenSettings;
   /** Source address the egress route's database traffic leaves from; absent: OS default. */
   readonly egressSourceAddress?: string;
+  /**
+   * The key list cursors are signed with, from the environment variable `SVC_CURSOR_KEY`
+   * (at least 32 bytes; never logged); absent: a random key per process (core
+   * `CoreOptions.cursorKey`). Source: docs/decisions.md "Discovery: agents and connections".
+   */
+  readonly cursorKey?: string;
   readonly rateLimits: {
     readonly credential: { readonly limit: number; readonly windowSeconds: number };
     readonly agent: { readonly limit: number; readonly windowSeconds: number };
@@ -450,6 +459,10 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
   } catch (error) {
     throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
   }
+  const cursorKey = env[CURSOR_KEY_ENV] || undefined;
+  if (cursorKey !== undefined && Buffer.byteLength(cursorKey, 'utf8') < 32) {
+    throw new ConfigError(`invalid configuration:\n  ${CURSOR_KEY_ENV}: must be at least 32 bytes (list cursors are signed with it)`);
+  }
   for (const [op, d] of Object.entries(c.deprecations ?? {}) as [string, any][]) {
     if (d.sunset_at !== undefined && Date.parse(d.sunset_at) - Date.parse(d.deprecated_at) < MINIMUM_SUNSET_NOTICE_DAYS * 86_400_000) {
       throw new ConfigError(
@@ -463,6 +476,7 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
     egressUrl: (c.egress?.url ?? `http://${listenEgress.host}:${listenEgress.port}`).replace(/\/+$/u, ''),
     egressListen: listenEgress,
     ...opt('egressSourceAddress', c.egress?.source_address as string | undefined),
+    ...opt('cursorKey', cursorKey),
     rateLimits: {
       credential: {
         limit: c.rate_limits?.credential?.requests ?? DEFAULT_RATE_LIMITS.credential.limit,

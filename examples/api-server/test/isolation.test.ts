@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { cursorOf, sha256Hex } from '@svc/core';
+import { sha256Hex } from '@svc/core';
 import { CatalogDuplicateError, migrateCatalog, PostgresCatalog } from '@svc/adapter-postgres';
 import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
 import { CATALOG_TEST_URL, dropSchema } from './support/catalog-database.js';
@@ -103,14 +103,16 @@ const discoveryReadVariants: readonly Variant[] = [
   { name: 'an OAuth token without scopes', options: { headers: B.tokenNoScope } },
 ];
 
-/** Variants of a discovery list: pages of every size, a cursor made of one of A's ids, and the refusals. */
-function discoveryListVariants(idOfA: string): ListVariant[] {
+/** A cursor of the form this server mints whose signature is made up: refused like A's real cursor given to B. */
+const FORGED_CURSOR = `${Buffer.from(JSON.stringify({ v: 1, after: 'a' })).toString('base64url')}.${'A'.repeat(43)}`;
+
+/** Variants of a discovery list: pages of every size, a forged cursor, and the refusals (A's real cursor: the test itself). */
+function discoveryListVariants(): ListVariant[] {
   return [
     { name: 'no parameters', query: '', headers: B.key, status: 200 },
     { name: 'limit=1, every page, key as a bearer', query: '?limit=1', headers: B.bearerKey, status: 200 },
     { name: 'limit=100', query: '?limit=100', headers: B.key, status: 200 },
-    { name: "a cursor made of A's id", query: `?cursor=${cursorOf(idOfA)}`, headers: B.key, status: 200 },
-    { name: "a cursor made of A's id, upper case", query: `?cursor=${cursorOf(idOfA.toUpperCase())}&limit=1`, headers: B.key, status: 200 },
+    { name: 'a forged cursor', query: `?cursor=${FORGED_CURSOR}`, headers: B.key, status: 400 },
     { name: 'a bad limit', query: '?limit=0', headers: B.key, status: 400 },
     { name: 'an OAuth token with scopes', query: '', headers: B.tokenWrite, status: 401 },
     { name: 'an OAuth token without scopes', query: '', headers: B.tokenNoScope, status: 401 },
@@ -224,13 +226,13 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
 
     // Discovery of agents and connections (docs/CONTRACT.md "Discovery"): reads are resource
     // probes; lists are `list` probes (A's ids never in any page B gets).
-    listAgents: { kind: 'list', foreignIds: Object.values(AGENTS), variants: discoveryListVariants(AGENTS.main) },
+    listAgents: { kind: 'list', foreignIds: Object.values(AGENTS), variants: discoveryListVariants() },
     getAgent: {
       kind: 'resource',
       targets: () => [{ name: "A's agent", foreign: { agent_id: AGENTS.main }, missing: { agent_id: agentLike(AGENTS.main) }, owner: apiKey(SECRETS.keyA) }],
       variants: discoveryReadVariants,
     },
-    listConnections: { kind: 'list', foreignIds: [SQL_A, PG_A], variants: discoveryListVariants(SQL_A) },
+    listConnections: { kind: 'list', foreignIds: [SQL_A, PG_A], variants: discoveryListVariants() },
     getConnection: { kind: 'resource', targets: connectionTargets, variants: discoveryReadVariants },
   };
 
@@ -363,6 +365,14 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
       const owners = await call('', operation.method, `${url}?limit=100`, { headers: apiKey(SECRETS.keyA) });
       expect(owners.status, `${operation.operationId}: A lists (${owners.text})`).to.equal(200);
       for (const id of probe.foreignIds) expect(owners.text, `${operation.operationId}: A's list holds ${id}`).to.include(`"${id}"`);
+      // A's real cursor given to B answers exactly like a forged one: 400 invalid_cursor, same detail.
+      const firstOfA = await call('', operation.method, `${url}?limit=1`, { headers: apiKey(SECRETS.keyA) });
+      const cursorOfA = /[?&]cursor=([^&>]+)/u.exec(firstOfA.headers.get('link') ?? '')?.[1];
+      expect(cursorOfA, `${operation.operationId}: A's first page of 1 links a next page`).to.be.a('string');
+      const withCursorOfA = await call('', operation.method, `${url}?cursor=${cursorOfA}`, { headers: apiKey(SECRETS.keyB) });
+      const withForged = await call('', operation.method, `${url}?cursor=${FORGED_CURSOR}`, { headers: apiKey(SECRETS.keyB) });
+      expectProblem(withCursorOfA, 400, 'invalid_cursor');
+      expect(comparable(withCursorOfA, ''), `${operation.operationId}: A's cursor given to B`).to.deep.equal(comparable(withForged, ''));
       for (const variant of probe.variants) {
         const where = `${operation.operationId}, ${variant.name}`;
         let next: string | null = `${url}${variant.query}`;

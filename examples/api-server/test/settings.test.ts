@@ -49,6 +49,17 @@ describe('settings', function () {
     expect(() => validate(accounts({ description: 'x'.repeat(2001) }))).to.throw(ConfigError, /description/u);
   });
 
+  it('SVC_CURSOR_KEY signs list cursors: read from the environment, refused under 32 bytes naming the variable, never echoed', function () {
+    expect(loadSettings(EXAMPLE, {}).cursorKey).to.equal(undefined);
+    expect(loadSettings(EXAMPLE, { SVC_CURSOR_KEY: 'k'.repeat(32) }).cursorKey).to.equal('k'.repeat(32));
+    expect(() => loadSettings(EXAMPLE, { SVC_CURSOR_KEY: 'short-secret-value' })).to.throw(ConfigError, /SVC_CURSOR_KEY: must be at least 32 bytes/u);
+    try {
+      loadSettings(EXAMPLE, { SVC_CURSOR_KEY: 'short-secret-value' });
+    } catch (error) {
+      expect((error as Error).message).not.to.include('short-secret-value');
+    }
+  });
+
   it('a bad runs or redis field is refused naming it', function () {
     expect(() => validate({ runs: { retention_seconds: 5 } })).to.throw(ConfigError, /runs\.retention_seconds/u);
     expect(() => validate({ redis: { require_durable: 'yes' } })).to.throw(ConfigError, /redis\.require_durable/u);

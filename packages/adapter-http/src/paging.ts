@@ -1,4 +1,4 @@
-import { cursorOf, domainError, type DomainError, type PageQuery } from '@svc/core';
+import { domainError, type DomainError, type PageQuery } from '@svc/core';
 import type { Context } from 'koa';
 
 /**
@@ -37,12 +37,11 @@ export function pageQueryOf(params: Partial<Record<'limit' | 'cursor', string>>)
  * Source: docs/CONTRACT.md "Discovery".
  *
  * @param listenerUrl - the listener's configured address, without a trailing slash.
- * @param next - the port's next position (core `Page.next`); nothing is set when absent.
- * @returns the next page's opaque cursor (for `next_cursor`), or `null` when this is the last page.
+ * @param cursor - the next page's cursor as the use case minted it (core `ListPage.nextCursor`); nothing is set when absent.
+ * @returns `cursor` (for `next_cursor`), or `null` when this is the last page.
  */
-export function setNextLink(ctx: Context, listenerUrl: string, next: string | undefined): string | null {
-  if (next === undefined) return null;
-  const cursor = cursorOf(next);
+export function setNextLink(ctx: Context, listenerUrl: string, cursor: string | undefined): string | null {
+  if (cursor === undefined) return null;
   const params = new URLSearchParams(ctx.querystring);
   params.set('cursor', cursor);
   const url = `${listenerUrl}${ctx.path}?${params.toString()}`;

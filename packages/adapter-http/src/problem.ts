@@ -33,6 +33,7 @@ export const STATUS_BY_CODE = {
   unknown_column: 400,
   constraint_violation: 400,
   invalid_value: 400,
+  invalid_cursor: 400,
   missing_credential: 401,
   invalid_credential: 401,
   expired_credential: 401,

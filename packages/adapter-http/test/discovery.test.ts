@@ -145,20 +145,20 @@ describe('adapter-http: discovery of agents and connections', function () {
     expect(expectData<{ agent_id: string }>(await call(apps.url, 'GET', `/api/v1/agents/${FOREIGN_AGENT_ID}`, { headers: apiKey(SECRETS.keyB) }), 200).agent_id).to.equal(FOREIGN_AGENT_ID);
   });
 
-  it('a bad or repeated limit or cursor answers 400 validation_failed naming the parameter, charged', async function () {
+  it('a bad or repeated limit or cursor answers 400 (validation_failed, or invalid_cursor for a cursor this list did not mint) naming the parameter, charged', async function () {
     for (const list of ['/api/v1/agents', '/api/v1/connections']) {
-      for (const [query, parameter] of [
-        ['limit=0', 'limit'],
-        ['limit=101', 'limit'],
-        ['limit=abc', 'limit'],
-        ['limit=', 'limit'],
-        ['limit=2&limit=3', 'limit'],
-        ['cursor=nope', 'cursor'],
-        ['cursor=', 'cursor'],
-        ['cursor=a&cursor=b', 'cursor'],
+      for (const [query, parameter, code] of [
+        ['limit=0', 'limit', 'validation_failed'],
+        ['limit=101', 'limit', 'validation_failed'],
+        ['limit=abc', 'limit', 'validation_failed'],
+        ['limit=', 'limit', 'validation_failed'],
+        ['limit=2&limit=3', 'limit', 'validation_failed'],
+        ['cursor=nope', 'cursor', 'invalid_cursor'],
+        ['cursor=', 'cursor', 'invalid_cursor'],
+        ['cursor=a&cursor=b', 'cursor', 'validation_failed'],
       ] as const) {
         const answer = await call(apps.url, 'GET', `${list}?${query}`, { headers: key });
-        const problem = expectProblem(answer, 400, 'validation_failed');
+        const problem = expectProblem(answer, 400, code);
         expect(problem.detail, `${list}?${query}`).to.include(`query parameter ${parameter}`);
         expect(problem.errors?.[0]?.path).to.equal(`/${parameter}`);
         expectRateLimitHeaders(answer, true);

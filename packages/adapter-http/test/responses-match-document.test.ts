@@ -372,7 +372,7 @@ const cases: Case[] = [
   { name: 'an agent, foreign', path: AGENT, method: 'GET', status: 404, code: 'not_found', send: (a) => call(a.url, 'GET', `/api/v1/agents/${FOREIGN_AGENT_ID}`, { headers: key }) },
   { name: 'connections, a page with a next page (Link)', path: CONNECTIONS, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', '/api/v1/connections?limit=1', { headers: key }) },
   { name: 'connections, the last page (no Link)', path: CONNECTIONS, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', '/api/v1/connections', { headers: key }) },
-  { name: 'connections, bad cursor', path: CONNECTIONS, method: 'GET', status: 400, code: 'validation_failed', send: (a) => call(a.url, 'GET', '/api/v1/connections?cursor=x', { headers: key }) },
+  { name: 'connections, bad cursor', path: CONNECTIONS, method: 'GET', status: 400, code: 'invalid_cursor', send: (a) => call(a.url, 'GET', '/api/v1/connections?cursor=x', { headers: key }) },
   { name: 'a connection', path: CONNECTION, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', `/api/v1/connections/${PG_CONNECTION_ID}`, { headers: key }) },
   { name: 'a connection, foreign', path: CONNECTION, method: 'GET', status: 404, code: 'not_found', send: (a) => call(a.url, 'GET', `/api/v1/connections/${FOREIGN_CONNECTION_ID}`, { headers: key }) },
   { name: 'a connection, no credential', path: CONNECTION, method: 'GET', status: 401, code: 'missing_credential', send: (a) => call(a.url, 'GET', `/api/v1/connections/${FOREIGN_CONNECTION_ID}`) },

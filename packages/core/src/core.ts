@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { PageCursors } from './domain/page.js';
 import type { Principal } from './domain/principal.js';
 import type { RateLimitSettings } from './domain/rate-limit.js';
 import { InMemoryAgentCatalog, InMemoryConnectionCatalog, InMemoryCredentialStore } from './memory/in-memory-catalogs.js';
@@ -85,6 +87,13 @@ export interface CoreOptions {
    * Source: docs/decisions.md "Discovery: agents and connections".
    */
   readonly egressSourceAddress?: string;
+  /**
+   * The key list cursors are signed with (core `PageCursors`): at least 32 bytes, the same
+   * on every instance serving one API (else a cursor one mints, another refuses with 400
+   * `invalid_cursor`). Default: 32 random bytes for this process, fine for one instance.
+   * Source: docs/CONTRACT.md "Isolation between accounts" (signed cursors).
+   */
+  readonly cursorKey?: string | Uint8Array;
 }
 
 /**
@@ -138,7 +147,7 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
  * await core.startWorker(myProcessor);
  * const started = await core.startRun.execute({ principal: inProcessPrincipal('acme'), agentId: 'a1', body: { message: 'Hello' } });
  * ```
- * @throws RangeError when a rate limit is not a whole number ≥ 1 or a window not > 0 seconds.
+ * @throws RangeError when a rate limit is not a whole number ≥ 1 or a window not > 0 seconds, or `cursorKey` is shorter than 32 bytes.
  */
 export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts<R>, options: CoreOptions): Core<R> {
   const clock = ports.clock ?? new SystemClock();
@@ -162,6 +171,7 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
   const index = apiIndexSettings(baseUrl, options.egressUrl ?? baseUrl, { ...options.index, credentialRateLimit: rateLimits.settings.credential });
   // Each use case's execute runs in a span named after it (no-op without a tracer provider).
   const tracer = tracerOf(CORE_TRACER_NAME);
+  const cursors = new PageCursors(options.cursorKey ?? randomBytes(32));
   return {
     describeApi: new DescribeApi(index),
     authenticate: traceExecute(new Authenticate(credentials, clock), 'Authenticate.execute', tracer),
@@ -169,7 +179,7 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
     updateRecord: traceExecute(new UpdateRecord(connections, writer), 'UpdateRecord.execute', tracer),
     startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl }), 'StartRun.execute', tracer),
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
-    ...discoveryUseCases(agents, connections, { baseUrl, ...(options.egressSourceAddress !== undefined ? { egressSourceAddress: options.egressSourceAddress } : {}) }, tracer),
+    ...discoveryUseCases(agents, connections, { baseUrl, ...(options.egressSourceAddress !== undefined ? { egressSourceAddress: options.egressSourceAddress } : {}) }, cursors, tracer),
     rateLimits,
     runs,
     clock,
@@ -183,12 +193,13 @@ function discoveryUseCases(
   agents: AgentCatalog,
   connections: ConnectionCatalog,
   settings: { readonly baseUrl: string; readonly egressSourceAddress?: string },
+  cursors: PageCursors,
   tracer: ReturnType<typeof tracerOf>,
 ): Pick<Core, 'listAgents' | 'getAgent' | 'listConnections' | 'getConnection'> {
   return {
-    listAgents: traceExecute(new ListAgents(agents, settings), 'ListAgents.execute', tracer),
+    listAgents: traceExecute(new ListAgents(agents, settings, cursors), 'ListAgents.execute', tracer),
     getAgent: traceExecute(new GetAgent(agents, settings), 'GetAgent.execute', tracer),
-    listConnections: traceExecute(new ListConnections(connections, settings), 'ListConnections.execute', tracer),
+    listConnections: traceExecute(new ListConnections(connections, settings, cursors), 'ListConnections.execute', tracer),
     getConnection: traceExecute(new GetConnection(connections, settings), 'GetConnection.execute', tracer),
   };
 }

@@ -78,7 +78,7 @@ export const pagingParameters: readonly Json[] = [
     name: 'cursor',
     in: 'query',
     required: false,
-    description: 'Opaque cursor of the page to read, as this service gave it (the `Link: rel="next"` URL holds it); absent: the first page. Any other value: 400 `validation_failed` naming `/cursor`.',
+    description: 'Opaque cursor of the page to read, as this service gave it (the `Link: rel="next"` URL holds it); absent: the first page. A cursor of another list, account or filters, or one this service did not sign: 400 `invalid_cursor` naming `/cursor`.',
     schema: { type: 'string' },
   },
 ];

@@ -26,7 +26,7 @@ export const listAgentsRoute: AuthenticatedRoute = {
         return;
       }
       const result = await listAgents.execute({ ...caller, page: pageQueryOf(params.value) });
-      sendResultAs(ctx, caller.meter, result, 200, (page) => ({ data: page.items, next_cursor: setNextLink(ctx, settings.baseUrl, page.next) }));
+      sendResultAs(ctx, caller.meter, result, 200, (page) => ({ data: page.items, next_cursor: setNextLink(ctx, settings.baseUrl, page.nextCursor) }));
     };
   },
   openapi: () => ({

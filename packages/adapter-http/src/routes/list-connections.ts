@@ -28,7 +28,7 @@ export const listConnectionsRoute: AuthenticatedRoute = {
       }
       const result = await listConnections.execute({ ...caller, page: pageQueryOf(params.value) });
       sendResultAs(ctx, caller.meter, result, 200, (page) => {
-        setNextLink(ctx, settings.baseUrl, page.next);
+        setNextLink(ctx, settings.baseUrl, page.nextCursor);
         return page.items;
       });
     };

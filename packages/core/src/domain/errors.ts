@@ -14,6 +14,7 @@ export const DOMAIN_ERROR_CODES = [
   'unknown_column',
   'constraint_violation',
   'invalid_value',
+  'invalid_cursor',
   'missing_credential',
   'invalid_credential',
   'expired_credential',

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { domainError, type DomainError } from './errors.js';
 import { err, ok, type Result } from './result.js';
 
@@ -44,55 +45,111 @@ export interface PageQuery {
 }
 
 /**
- * Turns a port's next position into the opaque `cursor` a client sends back
- * (`next_cursor`, and the `cursor` of the `Link: rel="next"` URL): base64url of a
- * versioned JSON object, so that its form can change without breaking cursors in flight.
- * Source: docs/CONTRACT.md "Discovery" (opaque cursor).
- *
- * @param position - the port's {@link Page.next}.
+ * One page a list use case answers: the items, and the opaque cursor of the next page
+ * (absent on the last page), already bound to the caller's account and the list's
+ * filters ({@link PageCursors.mint}). Transports pass `nextCursor` on as they are: the
+ * `cursor` of `Link: rel="next"`, and `next_cursor` where the body is wrapped.
  */
-export function cursorOf(position: string): string {
-  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, after: position }), 'utf8').toString('base64url');
+export interface ListPage<T> {
+  readonly items: readonly T[];
+  readonly nextCursor?: string;
 }
 
-function positionOf(cursor: string): string | undefined {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/u.test(cursor)) return undefined;
-  try {
-    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof decoded !== 'object' || decoded === null) return undefined;
-    const { v, after } = decoded as { v?: unknown; after?: unknown };
-    return v === CURSOR_VERSION && typeof after === 'string' && after.length > 0 ? after : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const INVALID_CURSOR_MESSAGE = 'is not a cursor of this list; start again without it';
 
-function parameterIssue(parameter: string, message: string): DomainError<'validation_failed'> {
+function parameterIssue<C extends 'validation_failed' | 'invalid_cursor'>(code: C, parameter: string, message: string): DomainError<C> {
   // The list operations have no body: the pointer names the query parameter, and `detail` says so.
-  return domainError('validation_failed', `query parameter ${parameter}: ${message}`, { errors: [{ path: `/${parameter}`, message }] });
+  return domainError(code, `query parameter ${parameter}: ${message}`, { errors: [{ path: `/${parameter}`, message }] });
 }
 
 /**
- * Reads `limit` and `cursor`: `limit` a whole number 1..100 (a decimal string of digits
- * over HTTP, default {@link DEFAULT_PAGE_LIMIT}); `cursor` one this service minted
- * ({@link cursorOf}). Anything else → 400 `validation_failed` naming the parameter
- * (`errors: [{path: "/limit"}]`).
- * Source: docs/CONTRACT.md "Discovery"; docs/decisions.md "Discovery".
+ * Reads `limit`: a whole number 1..100 (a decimal string of digits over HTTP), default
+ * {@link DEFAULT_PAGE_LIMIT}; anything else → 400 `validation_failed` naming it
+ * (`errors: [{path: "/limit"}]`). Source: docs/CONTRACT.md "Discovery".
  */
-export function parsePageQuery(query: PageQuery): Result<PageRequest, DomainError<'validation_failed'>> {
-  let limit = DEFAULT_PAGE_LIMIT;
-  if (query.limit !== undefined) {
-    const raw = query.limit;
-    const value = typeof raw === 'number' ? raw : /^[0-9]{1,3}$/u.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_LIMIT) {
-      return err(parameterIssue('limit', `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`));
-    }
-    limit = value;
+export function parsePageLimit(limit: PageQuery['limit']): Result<number, DomainError<'validation_failed'>> {
+  if (limit === undefined) return ok(DEFAULT_PAGE_LIMIT);
+  const value = typeof limit === 'number' ? limit : /^[0-9]{1,3}$/u.test(limit) ? Number(limit) : Number.NaN;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_LIMIT) {
+    return err(parameterIssue('validation_failed', 'limit', `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`));
   }
-  if (query.cursor === undefined) return ok({ limit });
-  const after = positionOf(query.cursor);
-  if (after === undefined) return err(parameterIssue('cursor', 'is not a cursor this service gave; start again without it'));
-  return ok({ limit, after });
+  return ok(value);
+}
+
+/**
+ * Mints and reads the opaque `cursor` of every list: `<payload>.<signature>`, both
+ * base64url; the payload a versioned JSON object holding the port's position, the
+ * signature HMAC-SHA256 (RFC 2104) of the list's binding and the payload. The binding
+ * names the list, the caller's account and the filters (e.g. `["runs","acme","agent_1","queued"]`),
+ * so a cursor works only for the list, account and filters that made it: any other use,
+ * a forged or a truncated cursor → 400 `invalid_cursor`, the same answer whichever it is
+ * (nothing tells an account that a cursor was another's).
+ * Source: docs/CONTRACT.md "Discovery" (opaque cursor), "Isolation between accounts"
+ * (signed, bound to the account and the filters); docs/decisions.md "Discovery".
+ */
+export class PageCursors {
+  private readonly key: Buffer;
+
+  /**
+   * @param key - the signing key: at least 32 bytes (a string is taken as its UTF-8
+   *   bytes). Every instance serving one API must share it, or a cursor minted by one is
+   *   refused by another.
+   * @throws RangeError when the key is shorter than 32 bytes.
+   */
+  constructor(key: string | Uint8Array) {
+    this.key = typeof key === 'string' ? Buffer.from(key, 'utf8') : Buffer.from(key);
+    if (this.key.length < 32) throw new RangeError('the cursor signing key must be at least 32 bytes');
+  }
+
+  /**
+   * @param position - the port's {@link Page.next}.
+   * @param binding - the list, account and filters, e.g. `["agents","acme"]` (JSON, so no two differ only in where a separator falls).
+   * @returns the opaque cursor (URL-safe: `[A-Za-z0-9_-]`, one `.`).
+   */
+  mint(position: string, binding: string): string {
+    const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, after: position }), 'utf8').toString('base64url');
+    return `${payload}.${this.signature(binding, payload)}`;
+  }
+
+  /**
+   * Reads `limit` ({@link parsePageLimit}) and `cursor` for the list `binding` names.
+   * @returns the page to ask the port for; or 400 `validation_failed` (limit) or
+   *   `invalid_cursor` (cursor), naming the parameter.
+   */
+  read(query: PageQuery, binding: string): Result<PageRequest, DomainError<'validation_failed' | 'invalid_cursor'>> {
+    const limit = parsePageLimit(query.limit);
+    if (!limit.ok) return limit;
+    if (query.cursor === undefined) return ok({ limit: limit.value });
+    const after = this.positionOf(query.cursor, binding);
+    if (after === undefined) return err(parameterIssue('invalid_cursor', 'cursor', INVALID_CURSOR_MESSAGE));
+    return ok({ limit: limit.value, after });
+  }
+
+  /** A page of a port turned into what a list use case answers, `next` minted for `binding`. */
+  pageOf<T, V>(found: Page<T>, binding: string, view: (item: T) => V): ListPage<V> {
+    const items = found.items.map(view);
+    return found.next === undefined ? { items } : { items, nextCursor: this.mint(found.next, binding) };
+  }
+
+  private signature(binding: string, payload: string): string {
+    return createHmac('sha256', this.key).update(binding).update('\n').update(payload).digest('base64url');
+  }
+
+  private positionOf(cursor: string, binding: string): string | undefined {
+    if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/u.test(cursor)) return undefined;
+    const [payload = '', signature = ''] = cursor.split('.');
+    const expected = Buffer.from(this.signature(binding, payload), 'utf8');
+    const given = Buffer.from(signature, 'utf8');
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+    try {
+      const decoded: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      if (typeof decoded !== 'object' || decoded === null) return undefined;
+      const { v, after } = decoded as { v?: unknown; after?: unknown };
+      return v === CURSOR_VERSION && typeof after === 'string' && after.length > 0 ? after : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 /**

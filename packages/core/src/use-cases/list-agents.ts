@@ -1,5 +1,5 @@
 import type { DomainError } from '../domain/errors.js';
-import { parsePageQuery, type Page, type PageQuery } from '../domain/page.js';
+import type { ListPage, PageCursors, PageQuery } from '../domain/page.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
@@ -17,7 +17,7 @@ export interface ListAgentsInput {
 }
 
 /** Codes {@link ListAgents} can produce. */
-export type ListAgentsErrorCode = 'validation_failed' | 'rate_limited';
+export type ListAgentsErrorCode = 'validation_failed' | 'invalid_cursor' | 'rate_limited';
 
 /**
  * Lists the caller's agents: `GET /api/v1/agents`. Charges the request first, then reads
@@ -34,16 +34,17 @@ export class ListAgents {
   constructor(
     private readonly agents: AgentCatalog,
     private readonly settings: { readonly baseUrl: string },
+    private readonly cursors: PageCursors,
   ) {}
 
   /** @returns a page of agent views, or an error with its code. */
-  async execute(input: ListAgentsInput): Promise<Result<Page<AgentView>, DomainError<ListAgentsErrorCode>>> {
+  async execute(input: ListAgentsInput): Promise<Result<ListPage<AgentView>, DomainError<ListAgentsErrorCode>>> {
     const refused = await (input.meter ?? UNMETERED).charge();
     if (refused !== undefined) return err(refused);
-    const page = parsePageQuery(input.page ?? {});
+    const binding = JSON.stringify(['agents', input.principal.accountId]);
+    const page = this.cursors.read(input.page ?? {}, binding);
     if (!page.ok) return page;
     const found = await this.agents.listByAccount(input.principal.accountId, page.value);
-    const items = found.items.map((agent) => agentViewOf(agent, this.settings.baseUrl));
-    return ok(found.next === undefined ? { items } : { items, next: found.next });
+    return ok(this.cursors.pageOf(found, binding, (agent) => agentViewOf(agent, this.settings.baseUrl)));
   }
 }

@@ -1,5 +1,5 @@
 import type { DomainError } from '../domain/errors.js';
-import { parsePageQuery, type Page, type PageQuery } from '../domain/page.js';
+import type { ListPage, PageCursors, PageQuery } from '../domain/page.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
@@ -17,7 +17,7 @@ export interface ListConnectionsInput {
 }
 
 /** Codes {@link ListConnections} can produce. */
-export type ListConnectionsErrorCode = 'validation_failed' | 'rate_limited';
+export type ListConnectionsErrorCode = 'validation_failed' | 'invalid_cursor' | 'rate_limited';
 
 /**
  * Lists the caller's connections: `GET /api/v1/connections`. Charges the request first,
@@ -35,16 +35,17 @@ export class ListConnections {
   constructor(
     private readonly connections: ConnectionCatalog,
     private readonly settings: ConnectionViewSettings,
+    private readonly cursors: PageCursors,
   ) {}
 
   /** @returns a page of connection views, or an error with its code. */
-  async execute(input: ListConnectionsInput): Promise<Result<Page<ConnectionView>, DomainError<ListConnectionsErrorCode>>> {
+  async execute(input: ListConnectionsInput): Promise<Result<ListPage<ConnectionView>, DomainError<ListConnectionsErrorCode>>> {
     const refused = await (input.meter ?? UNMETERED).charge();
     if (refused !== undefined) return err(refused);
-    const page = parsePageQuery(input.page ?? {});
+    const binding = JSON.stringify(['connections', input.principal.accountId]);
+    const page = this.cursors.read(input.page ?? {}, binding);
     if (!page.ok) return page;
     const found = await this.connections.listByAccount(input.principal.accountId, page.value);
-    const items = found.items.map((connection) => connectionViewOf(connection, this.settings));
-    return ok(found.next === undefined ? { items } : { items, next: found.next });
+    return ok(this.cursors.pageOf(found, binding, (connection) => connectionViewOf(connection, this.settings)));
   }
 }

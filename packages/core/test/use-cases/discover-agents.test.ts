@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cursorOf, DependencyUnavailableError, type AgentView, type PageQuery } from '@svc/core';
+import { DependencyUnavailableError, type AgentView, type PageQuery } from '@svc/core';
 import { ACCOUNT_B, anAgent, aPrincipal, FailingAgentCatalog } from '@svc/core/testing';
 import { AGENT, aWorld, BASE_URL, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
@@ -11,8 +11,8 @@ async function listedIds(w: World, limit: number, principal = aPrincipal()): Pro
   for (let pages = 1; pages < 100; pages += 1) {
     const value = valueOf((await w.listAgents.execute({ principal, page })).result);
     ids.push(...value.items.map((a) => a.agent_id));
-    if (value.next === undefined) return { ids, pages };
-    page = { limit: String(limit), cursor: cursorOf(value.next) };
+    if (value.nextCursor === undefined) return { ids, pages };
+    page = { limit: String(limit), cursor: value.nextCursor };
   }
   throw new Error('next never ends');
 }
@@ -26,7 +26,7 @@ describe('ListAgents and GetAgent (discovery)', function () {
   it('shows every member, null when unknown, with run_url and mcp_url on the base URL (id percent-encoded)', async function () {
     w.agents.add(anAgent({ agentId: 'agent_full', name: 'Invoice reader', description: 'Reads invoices.', createdAt: new Date('2026-05-06T07:08:09.010Z') }));
     w.agents.add(anAgent({ agentId: 'agent:odd id' }));
-    const { items, next } = valueOf((await w.listAgents.execute({ principal: aPrincipal() })).result);
+    const { items, nextCursor: next } = valueOf((await w.listAgents.execute({ principal: aPrincipal() })).result);
     expect(next).to.equal(undefined);
     expect(items).to.deep.equal([
       { agent_id: 'agent:odd id', name: null, description: null, created_at: null, run_url: `${BASE_URL}/api/v1/agents/agent%3Aodd%20id/run`, mcp_url: `${BASE_URL}/api/v1/agents/agent%3Aodd%20id/mcp` },
@@ -51,7 +51,7 @@ describe('ListAgents and GetAgent (discovery)', function () {
     expect(await listedIds(w, 25)).to.deep.equal({ ids: expected, pages: 1 });
     const first = valueOf((await w.listAgents.execute({ principal: aPrincipal() })).result);
     expect(first.items).to.have.length(20);
-    expect(first.next).to.equal(expected[19]);
+    expect(first.nextCursor).to.be.a('string');
     const b = valueOf((await w.listAgents.execute({ principal: aPrincipal({ accountId: ACCOUNT_B, credentialId: 'key_b' }) })).result);
     expect(b.items.map((a) => a.agent_id)).to.deep.equal(['agent_00b', 'agent_zz']);
   });

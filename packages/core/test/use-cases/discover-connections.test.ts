@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createCore, cursorOf, DependencyUnavailableError, type ConnectionView, type PageQuery } from '@svc/core';
+import { createCore, DependencyUnavailableError, type ConnectionView, type PageQuery } from '@svc/core';
 import { ACCOUNT_B, aConnection, aPrincipal, FailingConnectionCatalog, InMemoryConnectionCatalog } from '@svc/core/testing';
 import { aRecordWrite, aWorld, BASE_URL, CONNECTION, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
@@ -16,7 +16,7 @@ describe('ListConnections and GetConnection (discovery)', function () {
   });
 
   it('shows type, name, writable (sqlserver only), egress_source_address (null when not configured) and records_url; nothing else', async function () {
-    const { items, next } = valueOf((await w.listConnections.execute({ principal: aPrincipal() })).result);
+    const { items, nextCursor: next } = valueOf((await w.listConnections.execute({ principal: aPrincipal() })).result);
     expect(next).to.equal(undefined);
     expect(items).to.deep.equal([
       { connection_id: CONNECTION.connectionId, type: 'sqlserver', name: null, writable: true, egress_source_address: null, records_url: `${BASE_URL}/api/v1/connections/${CONNECTION.connectionId}/records`, created_at: null },
@@ -45,8 +45,8 @@ describe('ListConnections and GetConnection (discovery)', function () {
       pages += 1;
       const value = valueOf((await w.listConnections.execute({ principal: aPrincipal(), page })).result);
       seen.push(...value.items.map((c) => c.connection_id));
-      if (value.next === undefined) break;
-      page = { limit: 4, cursor: cursorOf(value.next) };
+      if (value.nextCursor === undefined) break;
+      page = { limit: 4, cursor: value.nextCursor };
     }
     expect({ seen, pages }).to.deep.equal({ seen: expected, pages: 3 });
     expect(seen).to.not.include(OF_B);
