@@ -24,6 +24,7 @@ import { Authenticate } from './use-cases/authenticate.js';
 import { apiIndexSettings, DescribeApi, type ApiIndexSettings } from './use-cases/describe-api.js';
 import { GetRun } from './use-cases/get-run.js';
 import { InsertRecord } from './use-cases/insert-record.js';
+import { ListRuns } from './use-cases/list-runs.js';
 import { RateLimitPolicy } from './use-cases/rate-limit-policy.js';
 import { StartRun } from './use-cases/start-run.js';
 import { UpdateRecord } from './use-cases/update-record.js';
@@ -93,6 +94,8 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly startRun: StartRun;
   /** `GET /api/v1/runs/{run_id}`. */
   readonly getRun: GetRun;
+  /** `GET /api/v1/runs`: the caller's runs, newest first, a page at a time. */
+  readonly listRuns: ListRuns;
   /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
   readonly rateLimits: RateLimitPolicy;
   /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
@@ -150,6 +153,7 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
     updateRecord: traceExecute(new UpdateRecord(connections, writer), 'UpdateRecord.execute', tracer),
     startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl }), 'StartRun.execute', tracer),
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
+    listRuns: traceExecute(new ListRuns(ports.runStore ?? runs.store, { baseUrl }), 'ListRuns.execute', tracer),
     rateLimits,
     runs,
     clock,

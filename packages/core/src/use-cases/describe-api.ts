@@ -207,6 +207,7 @@ export class DescribeApi {
         egress_connection_records: `${s.egressUrl}/v1/connections/{connection_id}/records`,
         agent_runs: `${api}/agents/{agent_id}/run`,
         runs: `${api}/runs/{run_id}`,
+        run_list: `${api}/runs`,
       },
       description: s.description,
       llms_txt_url: s.llmsTxtUrl,

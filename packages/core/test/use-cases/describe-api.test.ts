@@ -140,6 +140,7 @@ describe('DescribeApi', function () {
       egress_connection_records: `${EGRESS}/v1/connections/{connection_id}/records`,
       agent_runs: `${BASE}/api/v1/agents/{agent_id}/run`,
       runs: `${BASE}/api/v1/runs/{run_id}`,
+      run_list: `${BASE}/api/v1/runs`,
     });
     for (const [name, url] of Object.entries(index.resources)) expect(isAbsoluteUrl(url), name).to.equal(true);
   });
