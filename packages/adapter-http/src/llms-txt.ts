@@ -26,6 +26,7 @@ Every operation hangs off ${index.base_url}/api/${index.version}. Send an API ke
 - POST ${r['egress_connection_records'] ?? ''}: the same row writes from the stable egress IP address (or send X-Svc-Egress: true)
 - POST ${r['agent_runs'] ?? ''}: start a run with {"files": [...]} (1-50 files, optional message, process_together, notification_email, background_files up to 10) or {"message": "..."} → 202, Location = status_url
 - GET ${r['runs'] ?? ''}: a run's status (queued, running, succeeded, failed, cancelled)
+- GET ${r['run_list'] ?? ''}?agent_id=&status=&limit=&cursor=: your runs, newest first → 200 {"data": [...], "next_cursor": "..." | null}; limit 1-100 (default 20); the next page is also in Link: <...>; rel="next"
 
 ## Limits
 

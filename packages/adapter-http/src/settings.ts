@@ -4,6 +4,7 @@ import {
   type DescribeApi,
   type GetRun,
   type InsertRecord,
+  type ListRuns,
   type Logger,
   type OperationId,
   type Telemetry,
@@ -23,6 +24,7 @@ export interface HttpUseCases {
   readonly updateRecord: Pick<UpdateRecord, 'execute'>;
   readonly startRun: Pick<StartRun, 'execute'>;
   readonly getRun: Pick<GetRun, 'execute'>;
+  readonly listRuns: Pick<ListRuns, 'execute'>;
   /**
    * Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`); its
    * `settings` are the limits the OpenAPI document and llms.txt state, so the document

@@ -11,6 +11,7 @@ import {
   rowWriteResponseSchema,
   rowWriteResultSchema,
   runResponseSchema,
+  runListSchema,
   runStartResponseSchema,
   runStartResultSchema,
   runViewSchema,
@@ -66,6 +67,7 @@ function schemaComponents(): JsonObject {
     RunStartResponse: component(runStartResponseSchema),
     Run: component(runViewSchema),
     RunResponse: component(runResponseSchema),
+    RunList: component(runListSchema),
     ApiIndex: component(apiIndexSchema),
   };
 }

@@ -2,6 +2,7 @@ import type { RouteDefinition } from '../route.js';
 import { describeApiRoute } from './describe-api.js';
 import { getRunRoute } from './get-run.js';
 import { insertRecordRoute } from './insert-record.js';
+import { listRunsRoute } from './list-runs.js';
 import { livezRoute } from './livez.js';
 import { llmsTxtRoute } from './llms-txt.js';
 import { openApiDocumentRoute } from './openapi-document.js';
@@ -21,6 +22,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   updateRecordRoute,
   startRunRoute,
   getRunRoute,
+  listRunsRoute,
   openApiDocumentRoute,
   llmsTxtRoute,
   protectedResourceMetadataRoute,
