@@ -53,7 +53,32 @@ interface Target {
  */
 type Probe =
   | { readonly kind: 'resource'; readonly targets: () => readonly Target[]; readonly variants: readonly Variant[] }
-  | { readonly kind: 'account-free'; readonly why: string };
+  | { readonly kind: 'account-free'; readonly why: string }
+  | ListProbe;
+
+// --- List probes (docs/CONTRACT.md "Isolation between accounts": absent from lists) ---
+
+/** One request of a list probe, sent with B's credential. */
+interface ListVariant extends Variant {
+  /** The query string, `?` included (`''` for none); computed when sent (a cursor of A's list). */
+  readonly query: () => string;
+  /** A query of the same shape naming nothing (a missing agent): B's answer to it must equal B's answer to `query`. */
+  readonly missing?: () => string;
+}
+
+/**
+ * A list operation: B's answer to every variant must contain none of `absent()` (ids of
+ * A's resources), which A's answer to the first variant, with A's credential `owner`,
+ * does contain (so that the probe can fail).
+ */
+interface ListProbe {
+  readonly kind: 'list';
+  readonly absent: () => readonly string[];
+  readonly owner: Record<string, string>;
+  readonly variants: readonly ListVariant[];
+}
+
+// --- end of list probes ---
 
 /** A JSON body and B's API key; `headers` adds or replaces headers. */
 const json = (name: string, body: unknown, headers: Record<string, string> = B.key): Variant => ({ name, options: { headers, json: body } });
@@ -142,6 +167,8 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
   let operations: DocumentedOperation[];
   /** A run of account A (started in `before`). */
   let runOfA: string;
+  /** Runs of account A the run list probe starts; absent from every list of B. */
+  const listedRunsOfA: string[] = [];
 
   const connectionTargets = (): Target[] => [
     { name: "A's sqlserver connection", foreign: { connection_id: SQL_A }, missing: { connection_id: uuidLike() }, owner: apiKey(SECRETS.keyA) },
@@ -186,7 +213,26 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
         { name: 'If-None-Match', options: { headers: { ...B.key, 'if-none-match': '"x"' } } },
       ],
     },
+    // List probe: the run list.
+    listRuns: {
+      kind: 'list',
+      absent: () => [runOfA, ...listedRunsOfA],
+      owner: apiKey(SECRETS.keyA),
+      variants: [
+        { name: 'an API key', query: () => '?limit=100', options: { headers: B.key } },
+        { name: 'an API key as a bearer', query: () => '', options: { headers: B.bearerKey } },
+        { name: 'HEAD', method: 'HEAD', query: () => '', options: { headers: B.key } },
+        { name: 'an OAuth token with runs:read', query: () => '?status=queued', options: { headers: B.tokenWrite } },
+        { name: 'an OAuth token without scopes', query: () => '', options: { headers: B.tokenNoScope } },
+        { name: "A's agent", query: () => `?agent_id=${AGENTS.spare}`, missing: () => `?agent_id=${agentLike(AGENTS.spare)}`, options: { headers: B.key } },
+        { name: "A's agent and status", query: () => `?agent_id=${AGENTS.spare}&status=queued&limit=1`, missing: () => `?agent_id=${agentLike(AGENTS.spare)}&status=queued&limit=1`, options: { headers: B.key } },
+        { name: "a cursor of A's list", query: () => `?limit=1&cursor=${cursorOfA}`, options: { headers: B.key } },
+        { name: 'a bad status', query: () => '?status=nope', options: { headers: B.key } },
+      ],
+    },
   };
+  /** The `next_cursor` of the first page (limit 1) of A's run list, taken by the list probe's test. */
+  let cursorOfA = '';
 
   /** Where the document says an operation is served, mapped onto this server's listeners. */
   const urlOf = (operation: DocumentedOperation, parameters: Readonly<Record<string, string>>): string => {
@@ -305,6 +351,53 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
     if (failures.length > 0) throw new Error(`${failures.length} of ${compared} pairs tell a foreign resource from a missing one:\n${failures.join('\n')}`);
     expect(compared, 'pairs compared').to.be.at.least(60);
   });
+
+  // List probes: separately placed, so that probes of other lists merge easily.
+  it("B's answers to a list never contain A's resources, in any variant; a filter naming A's resource answers as one naming nothing", async function () {
+    let sent = 0;
+    const failures: string[] = [];
+    for (const operation of operations) {
+      const probe = PROBES[operation.operationId];
+      if (probe?.kind !== 'list') continue;
+      if (operation.operationId === 'listRuns') {
+        // A second run of A, so that A's list has a next page and a cursor to hand to B.
+        listedRunsOfA.push(expectData<{ run_id: string }>(await call(at.url, 'POST', `/api/v1/agents/${AGENTS.main}/run`, { headers: apiKey(SECRETS.keyA), json: START }), 202).run_id);
+        const firstPage = await call(at.url, 'GET', '/api/v1/runs?limit=1', { headers: apiKey(SECRETS.keyA) });
+        cursorOfA = String((firstPage.body as { next_cursor: string | null }).next_cursor);
+        expect(firstPage.headers.get('link'), "A's list has a next page").to.be.a('string');
+      }
+      const absent = probe.absent();
+      expect(absent.length, `${operation.operationId}: ids to look for`).to.be.greaterThan(0);
+      const first = probe.variants[0] as ListVariant;
+      const owners = await call('', first.method ?? operation.method, `${urlOf(operation, {})}${first.query()}`, { ...first.options, headers: probe.owner });
+      for (const id of absent) expect(owners.text, `${operation.operationId}: A's own list shows ${id}`).to.include(id);
+      for (const variant of probe.variants) {
+        const method = variant.method ?? operation.method;
+        const where = `${operation.operationId} ${method}, ${variant.name}`;
+        const answer = await call('', method, `${urlOf(operation, {})}${variant.query()}`, variant.options);
+        sent += 1;
+        if (answer.status >= 500) failures.push(`${where}: ${answer.status} ${answer.text}`);
+        const shown = absent.filter((id) => answer.text.includes(id) || [...answer.headers.values()].some((v) => v.includes(id)));
+        if (shown.length > 0) failures.push(`${where}: shows ${shown.join(', ')}\n  ${answer.status} ${answer.text}`);
+        if (variant.missing !== undefined) {
+          const missing = await call('', method, `${urlOf(operation, {})}${variant.missing()}`, variant.options);
+          const differences = differ(comparable(answer, ''), comparable(missing, ''));
+          if (differences.length > 0) {
+            failures.push(`${where}: differs from a missing resource in ${differences.join(', ')}\n  foreign: ${answer.status} ${answer.text}\n  missing: ${missing.status} ${missing.text}`);
+          }
+        }
+      }
+    }
+    if (failures.length > 0) throw new Error(`${failures.length} of ${sent} list answers tell B about A:\n${failures.join('\n')}`);
+    expect(sent, 'list answers checked').to.be.at.least(9);
+  });
+
+  it("the main listener's lists are not served on the egress listener", async function () {
+    for (const operation of operations.filter((o) => o.serverUrl === at.url && PROBES[o.operationId]?.kind === 'list')) {
+      expectProblem(await call('', operation.method, urlOf(operation, {}).replace(at.url, at.egressUrl), { headers: apiKey(SECRETS.keyA) }), 404, 'not_found');
+    }
+  });
+  // --- end of list probes ---
 
   it("the main listener's operations are not served on the egress listener, for A's ids as for missing ones", async function () {
     for (const operation of operations.filter((o) => o.serverUrl === at.url && o.pathParameters.length > 0)) {
