@@ -209,7 +209,7 @@ export const problemDetailsSchema = {
       items: {
         type: 'object',
         required: ['path', 'message'],
-        properties: { path: str('JSON Pointer (RFC 6901) into the request body.'), message: str('The rule that failed.') },
+        properties: { path: str('JSON Pointer (RFC 6901) into the request body, or `/<name>` of a query parameter (list operations).'), message: str('The rule that failed.') },
       },
     },
     request_id: str('The `X-Request-Id` of the request, to quote in support requests.'),
