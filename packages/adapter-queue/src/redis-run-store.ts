@@ -93,6 +93,24 @@ end
 return {allowed, redis.call('HGETALL', KEYS[1])}
 `);
 
+/**
+ * Drops entries from a run list index. KEYS: the index. ARGV: the record key prefix, the
+ * number n of entries whose record was found missing, those n entries, then entries that
+ * no longer match the index (a run saved again with another account, agent or creation
+ * time). The first are dropped only while their record is still missing, so that a list
+ * racing a re-creation never drops a live run's entry. Returns how many were dropped.
+ */
+const PRUNE_SCRIPT = new LuaScript(`
+local gone = tonumber(ARGV[2])
+local dropped = 0
+for i = 3, #ARGV do
+  if i > gone + 2 or redis.call('EXISTS', ARGV[1] .. string.sub(ARGV[i], 15)) == 0 then
+    dropped = dropped + redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
+return dropped
+`);
+
 /** Sets the `progress` field when the run is `running`. ARGV: the progress JSON. Returns 1 when set. */
 const PROGRESS_SCRIPT = new LuaScript(`
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
@@ -325,8 +343,8 @@ export class RedisRunStore implements RunStore {
    * filter, first one of `HGET status`, so that skipped runs cost a few bytes), until
    * `limit` + 1 runs matched, the index ends, or `maxListScan` entries were examined —
    * then the page holds what was found (maybe nothing) and `next` is the last entry
-   * examined. Entries whose record is gone or no longer matches the index are dropped
-   * (`ZREM`).
+   * examined. Entries whose record is gone (while it still is) or no longer matches the
+   * index are dropped (one Lua script).
    * @throws DependencyUnavailableError as {@link RedisRunStore.get}, for the whole call.
    * @throws Error when a record is not a valid run record.
    */
@@ -338,7 +356,9 @@ export class RedisRunStore implements RunStore {
     const index = this.indexKeyOf(accountId, filter.agentId);
     const wanted = page.limit + 1;
     const found: Run[] = [];
-    const dead: string[] = [];
+    /** Entries whose record is missing, and entries whose record no longer matches the index. */
+    const gone: string[] = [];
+    const stale: string[] = [];
     let position = page.after;
     let scanned = 0;
     let ended = false;
@@ -355,7 +375,7 @@ export class RedisRunStore implements RunStore {
         let i = 0;
         for (; i < members.length && candidates.length < need; i += 1) {
           const member = members[i] as string;
-          if (statuses[i] === null) dead.push(member);
+          if (statuses[i] === null) gone.push(member);
           else if (statuses[i] === filter.status) candidates.push(member);
         }
         examined = members.slice(0, i);
@@ -363,8 +383,10 @@ export class RedisRunStore implements RunStore {
       const hashes = candidates.length === 0 ? [] : await this.pipelined(candidates.map((m) => ['hgetall', this.keyOf(runIdOf(m))]));
       for (const [i, member] of candidates.entries()) {
         const run = runFromHash(runIdOf(member), (hashes[i] ?? {}) as RunHash);
-        if (run === undefined || run.accountId !== accountId || (filter.agentId !== undefined && run.agentId !== filter.agentId) || runListKey(run) !== member) {
-          dead.push(member);
+        if (run === undefined) {
+          gone.push(member);
+        } else if (run.accountId !== accountId || (filter.agentId !== undefined && run.agentId !== filter.agentId) || runListKey(run) !== member) {
+          stale.push(member);
         } else if (filter.status === undefined || run.status === filter.status) {
           found.push(run);
         }
@@ -376,7 +398,7 @@ export class RedisRunStore implements RunStore {
         break;
       }
     }
-    if (dead.length > 0) await this.client.zrem(index, ...dead);
+    if (gone.length + stale.length > 0) await PRUNE_SCRIPT.run(this.client, [index], [this.keyPrefix, gone.length, ...gone, ...stale]);
     if (found.length > page.limit) {
       const items = found.slice(0, page.limit);
       return { items, next: runListKey(items[items.length - 1] as Run) };

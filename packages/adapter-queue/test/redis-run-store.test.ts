@@ -105,6 +105,20 @@ describe('RedisRunStore (against the Redis at REDIS_URL)', function () {
       expect(await client.zcard(store.indexKeyOf('acct_list', 'agent_demo'))).to.equal(3);
     });
 
+    it('lists a run saved again with another creation time or agent once, at its new place, and drops the stale entries', async function () {
+      const store = storeWith();
+      const [older, moved] = runsOf(2) as [Run, Run];
+      await store.save(older);
+      await store.save(moved);
+      const movedAgain: Run = { ...moved, agentId: 'agent_moved', createdAt: new Date(older.createdAt.getTime() - 1000) };
+      await store.save(movedAgain);
+      expect((await listAll(store, {}, 1)).ids).to.deep.equal([older.runId, moved.runId]);
+      expect((await listAll(store, { agentId: 'agent_demo' }, 5)).ids).to.deep.equal([older.runId]);
+      expect((await listAll(store, { agentId: 'agent_moved' }, 5)).ids).to.deep.equal([moved.runId]);
+      expect(await client.zrange(store.indexKeyOf('acct_list'), '0', '-1')).to.deep.equal([runListKey(older), runListKey(movedAgain)]);
+      expect(await client.zrange(store.indexKeyOf('acct_list', 'agent_demo'), '0', '-1')).to.deep.equal([runListKey(older)]);
+    });
+
     it('prunes dead entries as runs are created, so that an index an account never lists stays near its live runs', async function () {
       const store = storeWith();
       for (const run of runsOf(200)) await store.create(run);
