@@ -54,9 +54,10 @@ export interface RunStore {
    *
    * Order: newest first — `createdAt` descending, runs of the same millisecond by `runId`
    * (core `runListKey`, compared as UTF-8 bytes). The position (`page.after`, `next`) is
-   * the last run's `runListKey`; any string is accepted as a position (a forged one just
-   * starts the page at that place in the order), and a run whose key is not after it is
-   * never answered.
+   * a `runListKey`: the last run's on the page, or, when the store bounded its work, the
+   * last one it examined. Any string is accepted as a position (a forged one just starts
+   * the page at that place in the order); a run whose key is not after it is never
+   * answered.
    *
    * What paging guarantees: the key of a run never changes, so following `next` from the
    * first page to the last never answers a run twice and never reorders; every run that
