@@ -336,7 +336,7 @@ export const configSchema = {
     },
     deprecations: {
       type: 'object',
-      propertyNames: { enum: ['describeApi', 'insertRecord', 'updateRecord', 'startRun', 'getRun'] },
+      propertyNames: { enum: ['describeApi', 'insertRecord', 'updateRecord', 'startRun', 'getRun', 'listRuns'] },
       additionalProperties: {
         type: 'object',
         additionalProperties: false,

@@ -47,16 +47,6 @@ interface Target {
   readonly owner: Record<string, string>;
 }
 
-/** One request of a `list` probe (discovery): B's answer, every page of it, must hold none of A's ids. */
-interface ListVariant {
-  readonly name: string;
-  /** The query string, `?` included, or empty. */
-  readonly query: string;
-  readonly headers: Record<string, string>;
-  /** The status B gets (the list of its own, or the refusal). */
-  readonly status: number;
-}
-
 /**
  * How an operation is probed: `resource` operations name a resource of one account in their
  * path; `account-free` operations answer the same whoever calls (the reason is required);
@@ -65,7 +55,33 @@ interface ListVariant {
 type Probe =
   | { readonly kind: 'resource'; readonly targets: () => readonly Target[]; readonly variants: readonly Variant[] }
   | { readonly kind: 'account-free'; readonly why: string }
-  | { readonly kind: 'list'; readonly foreignIds: readonly string[]; readonly variants: readonly ListVariant[] };
+  | ListProbe;
+
+// --- List probes (docs/CONTRACT.md "Isolation between accounts": absent from lists) ---
+
+/** One request of a list probe, sent with B's credential. */
+interface ListVariant extends Variant {
+  /** The query string, `?` included (`''` for none); computed when sent (a cursor of A's list). */
+  readonly query: () => string;
+  /** A query of the same shape naming nothing (a missing agent): B's answer to it must equal B's answer to `query`. */
+  readonly missing?: () => string;
+  /** The status B must get on every page, when the variant fixes it. */
+  readonly status?: number;
+}
+
+/**
+ * A list operation: B's answer to every variant must contain none of `absent()` (ids of
+ * A's resources), which A's answer to the first variant, with A's credential `owner`,
+ * does contain (so that the probe can fail).
+ */
+interface ListProbe {
+  readonly kind: 'list';
+  readonly absent: () => readonly string[];
+  readonly owner: Record<string, string>;
+  readonly variants: readonly ListVariant[];
+}
+
+// --- end of list probes ---
 
 /** A JSON body and B's API key; `headers` adds or replaces headers. */
 const json = (name: string, body: unknown, headers: Record<string, string> = B.key): Variant => ({ name, options: { headers, json: body } });
@@ -109,13 +125,14 @@ const FORGED_CURSOR = `${Buffer.from(JSON.stringify({ v: 1, after: 'a' })).toStr
 /** Variants of a discovery list: pages of every size, a forged cursor, and the refusals (A's real cursor: the test itself). */
 function discoveryListVariants(): ListVariant[] {
   return [
-    { name: 'no parameters', query: '', headers: B.key, status: 200 },
-    { name: 'limit=1, every page, key as a bearer', query: '?limit=1', headers: B.bearerKey, status: 200 },
-    { name: 'limit=100', query: '?limit=100', headers: B.key, status: 200 },
-    { name: 'a forged cursor', query: `?cursor=${FORGED_CURSOR}`, headers: B.key, status: 400 },
-    { name: 'a bad limit', query: '?limit=0', headers: B.key, status: 400 },
-    { name: 'an OAuth token with scopes', query: '', headers: B.tokenWrite, status: 401 },
-    { name: 'an OAuth token without scopes', query: '', headers: B.tokenNoScope, status: 401 },
+    { name: 'no parameters', query: () => '', options: { headers: B.key }, status: 200 },
+    { name: 'limit=1, every page, key as a bearer', query: () => '?limit=1', options: { headers: B.bearerKey }, status: 200 },
+    { name: 'limit=100', query: () => '?limit=100', options: { headers: B.key }, status: 200 },
+    { name: 'HEAD', method: 'HEAD', query: () => '', options: { headers: B.key }, status: 200 },
+    { name: 'a forged cursor', query: () => `?cursor=${FORGED_CURSOR}`, options: { headers: B.key }, status: 400 },
+    { name: 'a bad limit', query: () => '?limit=0', options: { headers: B.key }, status: 400 },
+    { name: 'an OAuth token with scopes', query: () => '', options: { headers: B.tokenWrite }, status: 401 },
+    { name: 'an OAuth token without scopes', query: () => '', options: { headers: B.tokenNoScope }, status: 401 },
   ];
 }
 
@@ -179,6 +196,8 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
   let operations: DocumentedOperation[];
   /** A run of account A (started in `before`). */
   let runOfA: string;
+  /** Runs of account A the run list probe starts; absent from every list of B. */
+  const listedRunsOfA: string[] = [];
 
   const connectionTargets = (): Target[] => [
     { name: "A's sqlserver connection", foreign: { connection_id: SQL_A }, missing: { connection_id: uuidLike() }, owner: apiKey(SECRETS.keyA) },
@@ -226,15 +245,34 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
 
     // Discovery of agents and connections (docs/CONTRACT.md "Discovery"): reads are resource
     // probes; lists are `list` probes (A's ids never in any page B gets).
-    listAgents: { kind: 'list', foreignIds: Object.values(AGENTS), variants: discoveryListVariants() },
+    listAgents: { kind: 'list', absent: () => Object.values(AGENTS), owner: apiKey(SECRETS.keyA), variants: discoveryListVariants() },
     getAgent: {
       kind: 'resource',
       targets: () => [{ name: "A's agent", foreign: { agent_id: AGENTS.main }, missing: { agent_id: agentLike(AGENTS.main) }, owner: apiKey(SECRETS.keyA) }],
       variants: discoveryReadVariants,
     },
-    listConnections: { kind: 'list', foreignIds: [SQL_A, PG_A], variants: discoveryListVariants() },
+    listConnections: { kind: 'list', absent: () => [SQL_A, PG_A], owner: apiKey(SECRETS.keyA), variants: discoveryListVariants() },
     getConnection: { kind: 'resource', targets: connectionTargets, variants: discoveryReadVariants },
+    // List probe: the run list.
+    listRuns: {
+      kind: 'list',
+      absent: () => [runOfA, ...listedRunsOfA],
+      owner: apiKey(SECRETS.keyA),
+      variants: [
+        { name: 'an API key', query: () => '?limit=100', options: { headers: B.key } },
+        { name: 'an API key as a bearer', query: () => '', options: { headers: B.bearerKey } },
+        { name: 'HEAD', method: 'HEAD', query: () => '', options: { headers: B.key } },
+        { name: 'an OAuth token with runs:read', query: () => '?status=queued', options: { headers: B.tokenWrite } },
+        { name: 'an OAuth token without scopes', query: () => '', options: { headers: B.tokenNoScope } },
+        { name: "A's agent", query: () => `?agent_id=${AGENTS.spare}`, missing: () => `?agent_id=${agentLike(AGENTS.spare)}`, options: { headers: B.key } },
+        { name: "A's agent and status", query: () => `?agent_id=${AGENTS.spare}&status=queued&limit=1`, missing: () => `?agent_id=${agentLike(AGENTS.spare)}&status=queued&limit=1`, options: { headers: B.key } },
+        { name: "a cursor of A's list", query: () => `?limit=1&cursor=${cursorOfA}`, options: { headers: B.key } },
+        { name: 'a bad status', query: () => '?status=nope', options: { headers: B.key } },
+      ],
+    },
   };
+  /** The `next_cursor` of the first page (limit 1) of A's run list, taken by the list probe's test. */
+  let cursorOfA = '';
 
   /** Where the document says an operation is served, mapped onto this server's listeners. */
   const urlOf = (operation: DocumentedOperation, parameters: Readonly<Record<string, string>>): string => {
@@ -354,42 +392,66 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
     expect(compared, 'pairs compared').to.be.at.least(60);
   });
 
-  it("B's lists never show A's resources, on any page of any variant; A's own list shows them", async function () {
-    let pagesRead = 0;
+  // List probes: B's answers to a list, on every page, never contain A's resources.
+  it("B's answers to a list never contain A's resources, on any page of any variant; a filter or a cursor naming A's answers as one naming nothing", async function () {
+    let sent = 0;
     const failures: string[] = [];
     for (const operation of operations) {
       const probe = PROBES[operation.operationId];
       if (probe?.kind !== 'list') continue;
       const url = urlOf(operation, {});
-      // The probe can fail: A's own list holds every id it looks for.
-      const owners = await call('', operation.method, `${url}?limit=100`, { headers: apiKey(SECRETS.keyA) });
-      expect(owners.status, `${operation.operationId}: A lists (${owners.text})`).to.equal(200);
-      for (const id of probe.foreignIds) expect(owners.text, `${operation.operationId}: A's list holds ${id}`).to.include(`"${id}"`);
+      if (operation.operationId === 'listRuns') {
+        // A second run of A, so that A's list has a next page and a cursor to hand to B.
+        listedRunsOfA.push(expectData<{ run_id: string }>(await call(at.url, 'POST', `/api/v1/agents/${AGENTS.main}/run`, { headers: apiKey(SECRETS.keyA), json: START }), 202).run_id);
+      }
       // A's real cursor given to B answers exactly like a forged one: 400 invalid_cursor, same detail.
-      const firstOfA = await call('', operation.method, `${url}?limit=1`, { headers: apiKey(SECRETS.keyA) });
-      const cursorOfA = /[?&]cursor=([^&>]+)/u.exec(firstOfA.headers.get('link') ?? '')?.[1];
-      expect(cursorOfA, `${operation.operationId}: A's first page of 1 links a next page`).to.be.a('string');
-      const withCursorOfA = await call('', operation.method, `${url}?cursor=${cursorOfA}`, { headers: apiKey(SECRETS.keyB) });
+      const firstOfA = await call('', operation.method, `${url}?limit=1`, { headers: probe.owner });
+      const cursor = /[?&]cursor=([^&>]+)/u.exec(firstOfA.headers.get('link') ?? '')?.[1];
+      expect(cursor, `${operation.operationId}: A's first page of 1 links a next page`).to.be.a('string');
+      if (operation.operationId === 'listRuns') cursorOfA = String(cursor);
+      const withCursorOfA = await call('', operation.method, `${url}?cursor=${cursor}`, { headers: apiKey(SECRETS.keyB) });
       const withForged = await call('', operation.method, `${url}?cursor=${FORGED_CURSOR}`, { headers: apiKey(SECRETS.keyB) });
       expectProblem(withCursorOfA, 400, 'invalid_cursor');
       expect(comparable(withCursorOfA, ''), `${operation.operationId}: A's cursor given to B`).to.deep.equal(comparable(withForged, ''));
+      const absent = probe.absent();
+      expect(absent.length, `${operation.operationId}: ids to look for`).to.be.greaterThan(0);
+      // The probe can fail: A's own list holds every id it looks for.
+      const owners = await call('', operation.method, `${url}?limit=100`, { headers: probe.owner });
+      for (const id of absent) expect(owners.text, `${operation.operationId}: A's own list shows ${id}`).to.include(`"${id}"`);
       for (const variant of probe.variants) {
-        const where = `${operation.operationId}, ${variant.name}`;
-        let next: string | null = `${url}${variant.query}`;
+        const method = variant.method ?? operation.method;
+        const where = `${operation.operationId} ${method}, ${variant.name}`;
+        let next: string | null = `${url}${variant.query()}`;
         for (let page = 1; next !== null; page += 1) {
-          const answer = await call('', operation.method, next, { headers: variant.headers });
-          pagesRead += 1;
-          if (answer.status !== variant.status) failures.push(`${where}, page ${page}: ${answer.status} (expected ${variant.status}) ${answer.text}`);
-          const seen = `${answer.headers.get('link') ?? ''}\n${answer.text}`;
-          for (const id of probe.foreignIds) if (seen.includes(`"${id}"`) || seen.toLowerCase().includes(id.toLowerCase() + '/')) failures.push(`${where}, page ${page}: shows ${id}: ${answer.text}`);
-          const link = answer.headers.get('link');
+          const answer = await call('', method, next, variant.options);
+          sent += 1;
+          if (answer.status >= 500 || (variant.status !== undefined && answer.status !== variant.status)) {
+            failures.push(`${where}, page ${page}: ${answer.status}${variant.status === undefined ? '' : ` (expected ${variant.status})`} ${answer.text}`);
+          }
+          const seen = `${[...answer.headers.values()].join('\n')}\n${answer.text}`.toLowerCase();
+          const shown = absent.filter((id) => seen.includes(id.toLowerCase()));
+          if (shown.length > 0) failures.push(`${where}, page ${page}: shows ${shown.join(', ')}\n  ${answer.status} ${answer.text}`);
+          if (page === 1 && variant.missing !== undefined) {
+            const missing = await call('', method, `${url}${variant.missing()}`, variant.options);
+            const differences = differ(comparable(answer, ''), comparable(missing, ''));
+            if (differences.length > 0) {
+              failures.push(`${where}: differs from a missing resource in ${differences.join(', ')}\n  foreign: ${answer.status} ${answer.text}\n  missing: ${missing.status} ${missing.text}`);
+            }
+          }
+          const link = method === 'GET' ? answer.headers.get('link') : null;
           next = link === null ? null : (/^<([^>]+)>; rel="next"$/u.exec(link)?.[1] ?? null);
           if (page > 20) throw new Error(`${where}: more than 20 pages`);
         }
       }
     }
-    if (failures.length > 0) throw new Error(`${failures.length} list answers show or mishandle another account's resources:\n${failures.join('\n')}`);
-    expect(pagesRead, 'list pages read').to.be.at.least(16);
+    if (failures.length > 0) throw new Error(`${failures.length} of ${sent} list answers tell B about A:\n${failures.join('\n')}`);
+    expect(sent, 'list answers checked').to.be.at.least(30);
+  });
+
+  it("the main listener's lists are not served on the egress listener", async function () {
+    for (const operation of operations.filter((o) => o.serverUrl === at.url && PROBES[o.operationId]?.kind === 'list')) {
+      expectProblem(await call('', operation.method, urlOf(operation, {}).replace(at.url, at.egressUrl), { headers: apiKey(SECRETS.keyA) }), 404, 'not_found');
+    }
   });
 
   it("the main listener's operations are not served on the egress listener, for A's ids as for missing ones", async function () {

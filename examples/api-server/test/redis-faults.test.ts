@@ -111,7 +111,7 @@ describe('Redis killed, then paused, under run-start traffic to 3 API instances'
     };
     const traffic = instances.flatMap((i) => Array.from({ length: CLIENTS_PER_INSTANCE }, () => client(i.base)));
 
-    // Side probes during each fault: /readyz and a run GET answer 503 within the bound too.
+    // Side probes during each fault: /readyz, a run GET and the run list answer 503 within the bound too.
     const probes: { phase: string; what: string; status: number | 'network_error'; ms: number; retryAfter: string | null }[] = [];
     const probeAll = async (): Promise<void> => {
       const runId = answers.find((a) => a.runId !== undefined)?.runId ?? 'none';
@@ -120,6 +120,8 @@ describe('Redis killed, then paused, under run-start traffic to 3 API instances'
         probes.push({ phase, what: 'readyz', status: ready.status, ms: ready.ms, retryAfter: ready.retryAfter });
         const get = await call(`${instance.base}/api/v1/runs/${runId}`, { headers: { 'X-API-Key': API_KEY } });
         probes.push({ phase, what: 'get run', status: get.status, ms: get.ms, retryAfter: get.retryAfter });
+        const list = await call(`${instance.base}/api/v1/runs?status=queued`, { headers: { 'X-API-Key': API_KEY } });
+        probes.push({ phase, what: 'list runs', status: list.status, ms: list.ms, retryAfter: list.retryAfter });
       }
     };
 

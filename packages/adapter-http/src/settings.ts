@@ -8,6 +8,7 @@ import {
   type ListAgents,
   type ListConnections,
   type InsertRecord,
+  type ListRuns,
   type Logger,
   type OperationId,
   type Telemetry,
@@ -31,6 +32,7 @@ export interface HttpUseCases {
   readonly getAgent: Pick<GetAgent, 'execute'>;
   readonly listConnections: Pick<ListConnections, 'execute'>;
   readonly getConnection: Pick<GetConnection, 'execute'>;
+  readonly listRuns: Pick<ListRuns, 'execute'>;
   /**
    * Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`); its
    * `settings` are the limits the OpenAPI document and llms.txt state, so the document

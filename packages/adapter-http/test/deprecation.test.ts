@@ -82,6 +82,7 @@ describe('adapter-http: deprecation', function () {
       updateRecord: false,
       startRun: false,
       getRun: true,
+      listRuns: false,
       insertRecordViaEgress: false,
       updateRecordViaEgress: false,
       listAgents: false,

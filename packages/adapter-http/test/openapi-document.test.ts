@@ -60,6 +60,7 @@ describe('adapter-http: the served OpenAPI document', function () {
       '/api/v1/connections/{connection_id}/records',
       '/api/v1/agents/{agent_id}/run',
       '/api/v1/runs/{run_id}',
+      '/api/v1/runs',
       '/v1/connections/{connection_id}/records',
       // Discovery
       '/api/v1/agents',
@@ -82,6 +83,7 @@ describe('adapter-http: the served OpenAPI document', function () {
       'updateRecord',
       'startRun',
       'getRun',
+      'listRuns',
       'insertRecordViaEgress',
       'updateRecordViaEgress',
       // Discovery

@@ -30,6 +30,7 @@ const AGENTS = '/api/v1/agents';
 const AGENT = '/api/v1/agents/{agent_id}';
 const CONNECTIONS = '/api/v1/connections';
 const CONNECTION = '/api/v1/connections/{connection_id}';
+const RUN_LIST = '/api/v1/runs';
 
 const key = apiKey(SECRETS.keyA);
 const json = { 'content-type': 'application/json' };
@@ -376,6 +377,50 @@ const cases: Case[] = [
   { name: 'a connection', path: CONNECTION, method: 'GET', status: 200, send: (a) => call(a.url, 'GET', `/api/v1/connections/${PG_CONNECTION_ID}`, { headers: key }) },
   { name: 'a connection, foreign', path: CONNECTION, method: 'GET', status: 404, code: 'not_found', send: (a) => call(a.url, 'GET', `/api/v1/connections/${FOREIGN_CONNECTION_ID}`, { headers: key }) },
   { name: 'a connection, no credential', path: CONNECTION, method: 'GET', status: 401, code: 'missing_credential', send: (a) => call(a.url, 'GET', `/api/v1/connections/${FOREIGN_CONNECTION_ID}`) },
+  // Run list
+  {
+    name: 'run list, a page with Link: rel="next"',
+    path: RUN_LIST,
+    method: 'GET',
+    status: 200,
+    send: async (a) => {
+      for (const message of ['one', 'two']) await call(a.url, 'POST', runPath(), { headers: key, json: { message } });
+      const answer = await call(a.url, 'GET', '/api/v1/runs?limit=1', { headers: bearer(SECRETS.tokenWrite) });
+      expect(answer.headers.get('link')).to.match(/; rel="next"$/u);
+      return answer;
+    },
+  },
+  {
+    name: 'run list, the last page (no Link)',
+    path: RUN_LIST,
+    method: 'GET',
+    status: 200,
+    send: (a) => call(a.url, 'GET', '/api/v1/runs?status=cancelled', { headers: key }),
+  },
+  {
+    name: 'run list, bad limit',
+    path: RUN_LIST,
+    method: 'GET',
+    status: 400,
+    code: 'validation_failed',
+    send: (a) => call(a.url, 'GET', '/api/v1/runs?limit=0', { headers: key }),
+  },
+  {
+    name: 'run list, no credential',
+    path: RUN_LIST,
+    method: 'GET',
+    status: 401,
+    code: 'missing_credential',
+    send: (a) => call(a.url, 'GET', '/api/v1/runs'),
+  },
+  {
+    name: 'run list, token without runs:read',
+    path: RUN_LIST,
+    method: 'GET',
+    status: 403,
+    code: 'insufficient_scope',
+    send: (a) => call(a.url, 'GET', '/api/v1/runs', { headers: bearer(SECRETS.tokenNoScope) }),
+  },
 ];
 
 describe('adapter-http: real answers match the OpenAPI document', function () {
@@ -451,6 +496,7 @@ describe('adapter-http: real answers match the OpenAPI document', function () {
       [AGENT, 'get'],
       [CONNECTIONS, 'get'],
       [CONNECTION, 'get'],
+      [RUN_LIST, 'get'],
       [EGRESS_RECORDS, 'post'],
       [EGRESS_RECORDS, 'patch'],
     ] as const) {

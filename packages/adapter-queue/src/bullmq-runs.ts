@@ -14,8 +14,9 @@ export interface BullMqRunsSettings {
   /** A `redis://` URL or ioredis options; never logged (it may hold a password). */
   readonly redis: string | RedisConnectionOptions;
   /**
-   * Root of every key: BullMQ's prefix (keys `<prefix>:<queueName>:*`) and run records
-   * at `<prefix>:run-record:<runId>`. Default `svc`.
+   * Root of every key: BullMQ's prefix (keys `<prefix>:<queueName>:*`), run records
+   * at `<prefix>:run-record:<runId>` and the run list indexes at `<prefix>:run-index:*`.
+   * Default `svc`.
    */
   readonly prefix?: string;
   /** BullMQ queue name (no `:`); default `runs`. */
@@ -189,9 +190,10 @@ export class BullMqRuns implements RunBackend {
   }
 }
 
-function storeSettings(settings: BullMqRunsSettings): { keyPrefix: string; finishedRunTtlSeconds?: number } {
+function storeSettings(settings: BullMqRunsSettings): { keyPrefix: string; indexKeyPrefix: string; finishedRunTtlSeconds?: number } {
   return {
     keyPrefix: `${settings.prefix ?? 'svc'}:run-record:`,
+    indexKeyPrefix: `${settings.prefix ?? 'svc'}:run-index:`,
     ...(settings.finishedRunTtlSeconds !== undefined ? { finishedRunTtlSeconds: settings.finishedRunTtlSeconds } : {}),
   };
 }

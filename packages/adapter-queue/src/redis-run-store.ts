@@ -1,21 +1,50 @@
-import type { Run, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
-import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES, tracerOf, withSpan } from '@svc/core';
+import type { Page, PageRequest, Run, RunListFilter, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
+import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES, runListKey, tracerOf, withSpan } from '@svc/core';
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
 import { LuaScript } from './lua-script.js';
 import { ADAPTER_QUEUE_TRACER_NAME, REDIS_SPAN_ATTRIBUTES } from './tracing.js';
-import { hashArgs, hashFromPairs, progressJson, runFromHash } from './run-record.js';
+import { hashArgs, hashFromPairs, progressJson, runFromHash, type RunHash } from './run-record.js';
+
+/** The run id of an index member (core `runListKey`: 13 digits, `:`, the run id). */
+const runIdOf = (member: string): string => member.slice(14);
+
+/** Index entries a run creation examines per index, from a random rank, to drop those whose record is gone. */
+const PRUNE_SAMPLE = 3;
 
 /**
- * Creates the hash unless the key exists. ARGV: HSET field/value pairs.
- * Returns nil when created, else the status found.
+ * Creates the hash unless the key exists, and adds the run to its list indexes.
+ * KEYS: the record, the account's index, the account and agent's index.
+ * ARGV: the index member (core `runListKey`), seconds to keep the indexes (0: keep),
+ * the record key prefix, a random whole number (where the prune sample starts), then
+ * the HSET field/value pairs.
+ * Returns nil when created, else the status found (and then changes nothing).
+ *
+ * Pruning: the records of finished runs expire; their index entries are dropped when a
+ * list reads past them, and here: each creation examines ${PRUNE_SAMPLE} entries of each index
+ * from a random rank and drops those whose record is gone. With k entries examined per
+ * entry added, about 1/k of an index is dead in the steady state: an index holds about
+ * 1.33 times the account's (agent's) runs, however long it lives. The record keys it
+ * examines are not in KEYS (as the run store is not made for Redis Cluster anyway: its
+ * record and the BullMQ job share one MULTI).
  */
 const CREATE_SOURCE = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if status then return status end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'corrupt' end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], 0, ARGV[1])
+  if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+  local n = redis.call('ZCARD', KEYS[i])
+  if n > 1 then
+    local from = tonumber(ARGV[4]) % n
+    for _, member in ipairs(redis.call('ZRANGE', KEYS[i], from, from + ${PRUNE_SAMPLE - 1})) do
+      if redis.call('EXISTS', ARGV[3] .. string.sub(member, 15)) == 0 then redis.call('ZREM', KEYS[i], member) end
+    end
+  end
+end
 return false
 `;
 const CREATE_SCRIPT = new LuaScript(CREATE_SOURCE);
@@ -64,6 +93,24 @@ end
 return {allowed, redis.call('HGETALL', KEYS[1])}
 `);
 
+/**
+ * Drops entries from a run list index. KEYS: the index. ARGV: the record key prefix, the
+ * number n of entries whose record was found missing, those n entries, then entries that
+ * no longer match the index (a run saved again with another account, agent or creation
+ * time). The first are dropped only while their record is still missing, so that a list
+ * racing a re-creation never drops a live run's entry. Returns how many were dropped.
+ */
+const PRUNE_SCRIPT = new LuaScript(`
+local gone = tonumber(ARGV[2])
+local dropped = 0
+for i = 3, #ARGV do
+  if i > gone + 2 or redis.call('EXISTS', ARGV[1] .. string.sub(ARGV[i], 15)) == 0 then
+    dropped = dropped + redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
+return dropped
+`);
+
 /** Sets the `progress` field when the run is `running`. ARGV: the progress JSON. Returns 1 when set. */
 const PROGRESS_SCRIPT = new LuaScript(`
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
@@ -95,7 +142,41 @@ export interface RedisRunStoreOptions {
    * waits (the API process); leave it out for a worker, whose client waits out outages.
    */
   readonly operationTimeoutMs?: number;
+  /**
+   * Prefix of the run list indexes (sorted sets): `<indexKeyPrefix>a:<account>` and
+   * `<indexKeyPrefix>g:<account>:<agent>` (`%` and `:` in ids escaped). Must not start
+   * with `keyPrefix` nor be its prefix, so that no run id reaches an index through `get`.
+   * Default: `keyPrefix` with its final `:` replaced by `-index:` (`svc:run-record-index:`;
+   * `BullMqRuns` gives `<prefix>:run-index:`).
+   */
+  readonly indexKeyPrefix?: string;
+  /**
+   * Most index entries one `list` call examines (entries of runs that do not match the
+   * status filter, and of expired runs, count); default {@link DEFAULT_MAX_LIST_SCAN}.
+   */
+  readonly maxListScan?: number;
 }
+
+/**
+ * Default of {@link RedisRunStoreOptions.maxListScan}: 1000 entries, ten pages of the
+ * largest `limit`. Past it a page is answered with the runs found so far (maybe none)
+ * and a `next` position after the last entry examined.
+ */
+export const DEFAULT_MAX_LIST_SCAN = 1000;
+
+/**
+ * How much longer than a finished run's record an index key is kept after the account's
+ * (agent's) last run creation: 30 days. A run still queued or running that long after
+ * its account's last run start may be missing from the list (never from its
+ * `status_url`); an account that stops starting runs leaves no index behind.
+ */
+const INDEX_TTL_MARGIN_SECONDS = 30 * 24 * 3600;
+
+/** Index entries read per round trip while a status filter skips runs. */
+const LIST_BATCH = 200;
+
+/** `%` and `:` escaped, so that `<account>:<agent>` names one pair only. */
+const escapeKeyPart = (part: string): string => part.replace(/[%:]/gu, (c) => (c === '%' ? '%25' : '%3A'));
 
 /**
  * Default of {@link RedisRunStoreOptions.finishedRunTtlSeconds}: 7 days, core's
@@ -111,8 +192,18 @@ export const DEFAULT_FINISHED_RUN_TTL_SECONDS = DEFAULT_RUN_RETENTION_SECONDS;
  * record: BullMQ's job carries just the run id, and trims its finished jobs, while the
  * record stays until `finishedRunTtlSeconds` after the run ended.
  *
- * Round trips: `get` one (`HGETALL`), `save` one (`MULTI` of `DEL`, `HSET`, `EXPIRE`),
- * `create` and `transition` one each (a Lua script, atomic). Nothing here closes the
+ * Round trips: `get` one (`HGETALL`), `save` one (`MULTI` of `DEL`, `HSET`, `EXPIRE`
+ * and the index writes), `create` and `transition` one each (a Lua script, atomic).
+ *
+ * The run list (`list`) reads indexes written with the record, in the same transaction
+ * or script: per account and per account and agent, a sorted set whose members are the
+ * runs' core `runListKey` (all scores 0, so members sort as bytes: newest first), read
+ * with `ZRANGEBYLEX` from the page position. The status is read from the records (it
+ * changes; the index does not). Entries whose record is gone (expired, withdrawn) or no
+ * longer matches are skipped and dropped. One call examines at most `maxListScan`
+ * entries, in batches of one `ZRANGEBYLEX` and one or two pipelines, all under one
+ * `operationTimeoutMs`. Runs recorded before the indexes existed are not listed (they
+ * expire with their retention). Nothing here closes the
  * client: its owner does (see `BullMqRuns`). Every call turns a lost, failing or (with
  * `operationTimeoutMs`) silent Redis into the core's `DependencyUnavailableError`.
  * Source: docs/CONTRACT.md "Runs"; core `ports/run-store.ts`.
@@ -123,19 +214,40 @@ export class RedisRunStore implements RunStore {
   private readonly finishedTtl: number;
   private readonly timeoutMs: number | undefined;
   private readonly tracer: Tracer;
+  private readonly indexPrefix: string;
+  private readonly indexTtl: number;
+  private readonly maxListScan: number;
 
-  /** @param options - client, key prefix, retention of finished runs and the bound of a call. */
+  /**
+   * @param options - client, key prefixes, retention of finished runs and the bounds of a call.
+   * @throws RangeError when the index prefix cannot be told from the record prefix (one
+   *   starts with the other, or none is given and `keyPrefix` does not end with `:`), or
+   *   `maxListScan` is not a whole number ≥ 1.
+   */
   constructor(options: RedisRunStoreOptions) {
     this.client = options.client;
     this.timeoutMs = options.operationTimeoutMs;
     this.keyPrefix = options.keyPrefix ?? 'svc:run-record:';
     this.finishedTtl = options.finishedRunTtlSeconds ?? DEFAULT_FINISHED_RUN_TTL_SECONDS;
     this.tracer = tracerOf(ADAPTER_QUEUE_TRACER_NAME);
+    const indexPrefix = options.indexKeyPrefix ?? (this.keyPrefix.endsWith(':') ? `${this.keyPrefix.slice(0, -1)}-index:` : undefined);
+    if (indexPrefix === undefined || indexPrefix.startsWith(this.keyPrefix) || this.keyPrefix.startsWith(indexPrefix)) {
+      throw new RangeError('indexKeyPrefix must be given, and neither it nor keyPrefix may start with the other');
+    }
+    this.indexPrefix = indexPrefix;
+    this.indexTtl = this.finishedTtl > 0 ? this.finishedTtl + INDEX_TTL_MARGIN_SECONDS : 0;
+    this.maxListScan = options.maxListScan ?? DEFAULT_MAX_LIST_SCAN;
+    if (!Number.isInteger(this.maxListScan) || this.maxListScan < 1) throw new RangeError('maxListScan must be a whole number ≥ 1');
   }
 
   /** The Redis key of a run's record. */
   keyOf(runId: string): string {
     return this.keyPrefix + runId;
+  }
+
+  /** The Redis key of the run list index of `accountId`, or of its agent `agentId`. */
+  indexKeyOf(accountId: string, agentId?: string): string {
+    return agentId === undefined ? `${this.indexPrefix}a:${escapeKeyPart(accountId)}` : `${this.indexPrefix}g:${escapeKeyPart(accountId)}:${escapeKeyPart(agentId)}`;
   }
 
   /**
@@ -153,6 +265,10 @@ export class RedisRunStore implements RunStore {
     const key = this.keyOf(run.runId);
     const multi = this.client.multi().del(key).hset(key, ...hashArgs(run));
     if (FINAL_RUN_STATUSES.has(run.status) && this.finishedTtl > 0) multi.expire(key, this.finishedTtl);
+    for (const index of [this.indexKeyOf(run.accountId), this.indexKeyOf(run.accountId, run.agentId)]) {
+      multi.zadd(index, 0, runListKey(run));
+      if (this.indexTtl > 0) multi.expire(index, this.indexTtl);
+    }
     const replies = await this.guard('save', () => multi.exec());
     const failed = replies?.find(([error]) => error !== null);
     if (replies === null || failed !== undefined) throw failed?.[0] ?? new Error(`saving run ${run.runId} was aborted`);
@@ -165,7 +281,15 @@ export class RedisRunStore implements RunStore {
    * command alone while the rest commits. Read the reply with {@link RedisRunStore.createdOrFound}.
    */
   addCreate(transaction: ChainableCommander, run: Run): void {
-    transaction.eval(CREATE_SOURCE, 1, this.keyOf(run.runId), ...hashArgs(run));
+    transaction.eval(CREATE_SOURCE, 3, ...this.createKeys(run), ...this.createArgs(run));
+  }
+
+  private createKeys(run: Run): string[] {
+    return [this.keyOf(run.runId), this.indexKeyOf(run.accountId), this.indexKeyOf(run.accountId, run.agentId)];
+  }
+
+  private createArgs(run: Run): (string | number)[] {
+    return [runListKey(run), this.indexTtl, this.keyPrefix, Math.floor(Math.random() * 2 ** 31), ...hashArgs(run)];
   }
 
   /**
@@ -186,7 +310,7 @@ export class RedisRunStore implements RunStore {
    * @throws when Redis is unreachable, or the key holds something else than a run record.
    */
   async create(run: Run): Promise<RunStatus | undefined> {
-    const found = await this.guard('create', () => CREATE_SCRIPT.run(this.client, [this.keyOf(run.runId)], hashArgs(run)));
+    const found = await this.guard('create', () => CREATE_SCRIPT.run(this.client, this.createKeys(run), this.createArgs(run)));
     return this.createdOrFound(run.runId, found);
   }
 
@@ -211,6 +335,85 @@ export class RedisRunStore implements RunStore {
   async reportProgress(runId: string, progress: RunProgress): Promise<boolean> {
     const reply = await this.guard('report_progress', () => PROGRESS_SCRIPT.run(this.client, [this.keyOf(runId)], [progressJson(progress)]));
     return reply === 1;
+  }
+
+  /**
+   * See core `RunStore.list`. Reads the account's index (or the agent's) from the page
+   * position with `ZRANGEBYLEX`, then the records (a pipeline of `HGETALL`; with a status
+   * filter, first one of `HGET status`, so that skipped runs cost a few bytes), until
+   * `limit` + 1 runs matched, the index ends, or `maxListScan` entries were examined —
+   * then the page holds what was found (maybe nothing) and `next` is the last entry
+   * examined. Entries whose record is gone (while it still is) or no longer matches the
+   * index are dropped (one Lua script).
+   * @throws DependencyUnavailableError as {@link RedisRunStore.get}, for the whole call.
+   * @throws Error when a record is not a valid run record.
+   */
+  async list(accountId: string, filter: RunListFilter, page: PageRequest): Promise<Page<Run>> {
+    return this.guard('list', () => this.scanIndex(accountId, filter, page));
+  }
+
+  private async scanIndex(accountId: string, filter: RunListFilter, page: PageRequest): Promise<Page<Run>> {
+    const index = this.indexKeyOf(accountId, filter.agentId);
+    const wanted = page.limit + 1;
+    const found: Run[] = [];
+    /** Entries whose record is missing, and entries whose record no longer matches the index. */
+    const gone: string[] = [];
+    const stale: string[] = [];
+    let position = page.after;
+    let scanned = 0;
+    let ended = false;
+    while (found.length < wanted && scanned < this.maxListScan) {
+      const need = wanted - found.length;
+      const count = Math.min(this.maxListScan - scanned, filter.status === undefined ? need : Math.max(need, LIST_BATCH));
+      const members = await this.client.zrangebylex(index, position === undefined ? '-' : `(${position}`, '+', 'LIMIT', 0, count);
+      // Entries examined in this batch: with a status filter, up to the `need`-th match.
+      let examined = members;
+      let candidates = members;
+      if (filter.status !== undefined && members.length > 0) {
+        const statuses = await this.pipelined(members.map((m) => ['hget', this.keyOf(runIdOf(m)), 'status']));
+        candidates = [];
+        let i = 0;
+        for (; i < members.length && candidates.length < need; i += 1) {
+          const member = members[i] as string;
+          if (statuses[i] === null) gone.push(member);
+          else if (statuses[i] === filter.status) candidates.push(member);
+        }
+        examined = members.slice(0, i);
+      }
+      const hashes = candidates.length === 0 ? [] : await this.pipelined(candidates.map((m) => ['hgetall', this.keyOf(runIdOf(m))]));
+      for (const [i, member] of candidates.entries()) {
+        const run = runFromHash(runIdOf(member), (hashes[i] ?? {}) as RunHash);
+        if (run === undefined) {
+          gone.push(member);
+        } else if (run.accountId !== accountId || (filter.agentId !== undefined && run.agentId !== filter.agentId) || runListKey(run) !== member) {
+          stale.push(member);
+        } else if (filter.status === undefined || run.status === filter.status) {
+          found.push(run);
+        }
+      }
+      scanned += examined.length;
+      position = examined[examined.length - 1] ?? position;
+      if (members.length < count && examined.length === members.length) {
+        ended = true;
+        break;
+      }
+    }
+    if (gone.length + stale.length > 0) await PRUNE_SCRIPT.run(this.client, [index], [this.keyPrefix, gone.length, ...gone, ...stale]);
+    if (found.length > page.limit) {
+      const items = found.slice(0, page.limit);
+      return { items, next: runListKey(items[items.length - 1] as Run) };
+    }
+    return ended || position === undefined || position === page.after ? { items: found } : { items: found, next: position };
+  }
+
+  /** Sends `commands` in one pipeline; their replies in order. @throws the first command's error. */
+  private async pipelined(commands: (string | number)[][]): Promise<unknown[]> {
+    const replies = await this.client.pipeline(commands).exec();
+    if (replies === null) throw new Error('the pipeline was aborted');
+    return replies.map(([error, reply]) => {
+      if (error !== null) throw error;
+      return reply;
+    });
   }
 
   /**

@@ -43,11 +43,15 @@ describe('BullMqRuns when its own redis-server is killed, paused and restarted',
     expect(ms, `${name} answered within the bound + slack`).to.be.at.most(BOUND_MS + SLACK_MS);
   }
 
-  it('killed: enqueue, get and ready fail fast with DependencyUnavailableError; restarted: the same client serves again', async function () {
+  /** The run ids of aRun's account, as the run list answers them. */
+  const listed = async (): Promise<string[]> => (await runs.store.list(aRun().accountId, {}, { limit: 100 })).items.map((r) => r.runId);
+
+  it('killed: enqueue, get, list and ready fail fast with DependencyUnavailableError; restarted: the same client serves again', async function () {
     await runs.queue.enqueue(aRun({ runId: 'before-kill' }));
     await server.kill();
     await expectUnavailable('killed enqueue', () => runs.queue.enqueue(aRun({ runId: 'during-kill' })));
     await expectUnavailable('killed get', () => runs.store.get('before-kill'));
+    await expectUnavailable('killed list', () => runs.store.list(aRun().accountId, { status: 'queued' }, { limit: 20 }));
     const ready = await timed(() => runs.ready());
     expect(ready.outcome).to.equal(false);
     expect(ready.ms).to.be.at.most(BOUND_MS + SLACK_MS);
@@ -58,13 +62,16 @@ describe('BullMqRuns when its own redis-server is killed, paused and restarted',
     expect(await runs.store.get('during-kill'), 'a refused enqueue wrote nothing').to.equal(undefined);
     await runs.queue.enqueue(aRun({ runId: 'after-restart' }));
     expect(await runs.queue.scheduledCount('after-restart')).to.equal(1);
+    // Listed: the index entry is written in the run's transaction, and kept by the AOF too.
+    expect(await listed()).to.have.members(['before-kill', 'after-restart']);
   });
 
-  it('paused (SIGSTOP): fails within the bound; resumed: the run refused meanwhile does not exist and never runs', async function () {
+  it('paused (SIGSTOP): enqueue, get and list fail within the bound; resumed: the run refused meanwhile does not exist and never runs', async function () {
     server.pause();
     try {
       await expectUnavailable('paused enqueue', () => runs.queue.enqueue(aRun({ runId: 'during-pause', request: { kind: 'message', message: 'paused' } })));
       await expectUnavailable('paused get', () => runs.store.get('before-kill'));
+      await expectUnavailable('paused list', () => runs.store.list(aRun().accountId, {}, { limit: 20 }));
       const ready = await timed(() => runs.ready());
       expect(ready.outcome).to.equal(false);
       expect(ready.ms).to.be.at.most(BOUND_MS + SLACK_MS);
@@ -75,6 +82,7 @@ describe('BullMqRuns when its own redis-server is killed, paused and restarted',
     // it on the same connection, then this PING: once it answers, both have run.
     await eventually(() => runs.ready(), 'the run queue client to answer again', 5_000, 50);
     expect(await runs.store.get('during-pause'), 'withdrawn: a 503 means not created').to.equal(undefined);
+    expect(await listed(), 'nor listed (its index entry is dropped when read)').to.have.members(['before-kill', 'after-restart']);
     const notifier = new RecordingNotifier();
     await runs.startWorker(new DemoRunProcessor({ delayMs: 1 }), { notifier });
     await eventually(async () => ['before-kill', 'after-restart'].every((id) => notifier.count(id) === 1), 'the accepted runs to finish', 10_000, 20);

@@ -30,6 +30,7 @@ import { GetConnection } from './use-cases/get-connection.js';
 import { ListAgents } from './use-cases/list-agents.js';
 import { ListConnections } from './use-cases/list-connections.js';
 import { InsertRecord } from './use-cases/insert-record.js';
+import { ListRuns } from './use-cases/list-runs.js';
 import { RateLimitPolicy } from './use-cases/rate-limit-policy.js';
 import { StartRun } from './use-cases/start-run.js';
 import { UpdateRecord } from './use-cases/update-record.js';
@@ -121,6 +122,8 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly listConnections: ListConnections;
   /** `GET /api/v1/connections/{connection_id}`. */
   readonly getConnection: GetConnection;
+  /** `GET /api/v1/runs`: the caller's runs, newest first, a page at a time. */
+  readonly listRuns: ListRuns;
   /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
   readonly rateLimits: RateLimitPolicy;
   /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
@@ -180,6 +183,7 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
     startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl }), 'StartRun.execute', tracer),
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
     ...discoveryUseCases(agents, connections, { baseUrl, ...(options.egressSourceAddress !== undefined ? { egressSourceAddress: options.egressSourceAddress } : {}) }, cursors, tracer),
+    listRuns: traceExecute(new ListRuns(ports.runStore ?? runs.store, { baseUrl }, cursors), 'ListRuns.execute', tracer),
     rateLimits,
     runs,
     clock,

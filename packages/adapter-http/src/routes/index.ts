@@ -6,6 +6,7 @@ import { getRunRoute } from './get-run.js';
 import { insertRecordRoute } from './insert-record.js';
 import { listAgentsRoute } from './list-agents.js';
 import { listConnectionsRoute } from './list-connections.js';
+import { listRunsRoute } from './list-runs.js';
 import { livezRoute } from './livez.js';
 import { llmsTxtRoute } from './llms-txt.js';
 import { openApiDocumentRoute } from './openapi-document.js';
@@ -30,6 +31,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   getAgentRoute,
   listConnectionsRoute,
   getConnectionRoute,
+  listRunsRoute,
   openApiDocumentRoute,
   llmsTxtRoute,
   protectedResourceMetadataRoute,

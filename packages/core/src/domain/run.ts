@@ -158,3 +158,42 @@ export function changed(run: Run, change: RunStatusChange): Run {
 export function withProgress(run: Run, progress: RunProgress): Run | undefined {
   return run.status === 'running' ? { ...run, progress } : undefined;
 }
+
+/** Largest creation time a run list key can tell apart, in ms since the epoch (13 digits: year 2286); later ones sort as it. */
+const LIST_KEY_MAX_MS = 9_999_999_999_999;
+
+/**
+ * The run's key in the run list (`GET /api/v1/runs`): `<13 digits>:<runId>`, where the
+ * digits are {@link LIST_KEY_MAX_MS} minus `createdAt` in ms, zero-padded. Compared as
+ * UTF-8 bytes ({@link compareRunListKeys}; Redis compares sorted-set members so), keys
+ * put runs newest first, runs created in the same millisecond by run id. `createdAt` and
+ * `runId` never change, so neither does a run's key: the stores use it as their page
+ * position (core `RunStore.list`). Times before 1970 (or invalid) sort as 1970.
+ * Source: docs/decisions.md "Discovery: listing runs".
+ */
+export function runListKey(run: Pick<Run, 'createdAt' | 'runId'>): string {
+  const ms = run.createdAt.getTime();
+  const clamped = Number.isFinite(ms) ? Math.min(Math.max(Math.floor(ms), 0), LIST_KEY_MAX_MS) : 0;
+  return `${String(LIST_KEY_MAX_MS - clamped).padStart(13, '0')}:${run.runId}`;
+}
+
+/**
+ * Orders two strings as their UTF-8 bytes (= by code point), as Redis orders sorted-set
+ * members of equal score: negative when `a` comes first. JavaScript's `<` compares UTF-16
+ * code units, which differs for characters above U+FFFF.
+ */
+export function compareRunListKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+// Surrogates (U+D800..U+DFFF) stand for code points above U+FFFF: they rank after U+E000..U+FFFF.
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  return unit >= 0xe000 ? unit - 0x800 : unit;
+}

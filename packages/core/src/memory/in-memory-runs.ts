@@ -1,7 +1,8 @@
-import { canTransition, changed, FINAL_RUN_STATUSES, withProgress, type Run, type RunProgress, type RunStatusChange } from '../domain/run.js';
+import type { Page, PageRequest } from '../domain/page.js';
+import { canTransition, changed, compareRunListKeys, FINAL_RUN_STATUSES, runListKey, withProgress, type Run, type RunProgress, type RunStatusChange } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import type { RunQueue } from '../ports/run-queue.js';
-import type { RunStore, TransitionOutcome } from '../ports/run-store.js';
+import type { RunListFilter, RunStore, TransitionOutcome } from '../ports/run-store.js';
 import { SystemClock } from './system-clock.js';
 
 /**
@@ -93,6 +94,28 @@ export class InMemoryRunStore implements RunStore {
     if (next === undefined) return Promise.resolve(false);
     this.byId.set(runId, next);
     return Promise.resolve(true);
+  }
+
+  /**
+   * See {@link RunStore.list}; never rejects. Reads every held run of the account (at
+   * most `maxFinishedRuns` finished ones plus those not final), so a page costs
+   * O(n log n) in them; always a full page while more match.
+   */
+  list(accountId: string, filter: RunListFilter, page: PageRequest): Promise<Page<Run>> {
+    this.evict();
+    const after = page.after;
+    const matching: { readonly key: string; readonly run: Run }[] = [];
+    for (const run of this.byId.values()) {
+      if (run.accountId !== accountId) continue;
+      if (filter.agentId !== undefined && run.agentId !== filter.agentId) continue;
+      if (filter.status !== undefined && run.status !== filter.status) continue;
+      const key = runListKey(run);
+      if (after === undefined || compareRunListKeys(key, after) > 0) matching.push({ key, run });
+    }
+    matching.sort((a, b) => compareRunListKeys(a.key, b.key));
+    const items = matching.slice(0, page.limit);
+    const last = items[items.length - 1];
+    return Promise.resolve(matching.length > page.limit && last !== undefined ? { items: items.map((m) => m.run), next: last.key } : { items: items.map((m) => m.run) });
   }
 
   /** True when a run with this id is held (not expired nor evicted yet). */

@@ -1,10 +1,19 @@
-import type { Run, RunProgress, RunStatusChange } from '../domain/run.js';
+import type { Page, PageRequest } from '../domain/page.js';
+import type { Run, RunProgress, RunStatus, RunStatusChange } from '../domain/run.js';
 
 /**
  * What {@link RunStore.transition} did: `applied` with the changed run, or not applied
  * with the run as it is (`undefined` when there is no run with that id).
  */
 export type TransitionOutcome = { readonly applied: true; readonly run: Run } | { readonly applied: false; readonly run: Run | undefined };
+
+/** Which runs of an account {@link RunStore.list} answers: all, or those matching every member given. */
+export interface RunListFilter {
+  /** Only the runs of this agent. */
+  readonly agentId?: string;
+  /** Only the runs whose status is this one when the page is read. */
+  readonly status?: RunStatus;
+}
 
 /**
  * Holds runs and their statuses.
@@ -15,8 +24,9 @@ export type TransitionOutcome = { readonly applied: true; readonly run: Run } | 
  * `canTransition`, `domain/run.ts`), atomically with respect to every other
  * `transition` of that run. Final statuses have no way out, so of two workers racing to
  * finish the same run (a worker thought dead that was only slow) exactly one applies,
- * and only that one notifies (core `RunLifecycle`). Every call rejects only when the
- * store is unreachable. The contract suite is `runStoreContract` in `@svc/core/testing`.
+ * and only that one notifies (core `RunLifecycle`). `list` pages through one account's
+ * runs newest first. Every call rejects only when the store is unreachable. The contract
+ * suite is `runStoreContract` in `@svc/core/testing`.
  */
 export interface RunStore {
   /** @returns the run, or `undefined` when there is none with that id. */
@@ -38,4 +48,31 @@ export interface RunStore {
    * @returns true when recorded; false for an unknown run or one not `running`.
    */
   reportProgress(runId: string, progress: RunProgress): Promise<boolean>;
+  /**
+   * One page of the runs of `accountId` that match `filter` (the run list,
+   * `GET /api/v1/runs`), as `get` would answer them.
+   *
+   * Order: newest first — `createdAt` descending, runs of the same millisecond by `runId`
+   * (core `runListKey`, compared as UTF-8 bytes). The position (`page.after`, `next`) is
+   * a `runListKey`: the last run's on the page, or, when the store bounded its work, the
+   * last one it examined. Any string is accepted as a position (a forged one just starts
+   * the page at that place in the order); a run whose key is not after it is never
+   * answered.
+   *
+   * What paging guarantees: the key of a run never changes, so following `next` from the
+   * first page to the last never answers a run twice and never reorders; every run that
+   * exists and matches from the first page to the last is answered once. A run created
+   * meanwhile is answered only when it sorts after the current position (it usually does
+   * not: it is the newest). `status` is matched when each page is read: a run whose status
+   * changes between pages is answered on its page only when it matched then, and never
+   * again. A run that expires meanwhile may be missing.
+   *
+   * A page may hold fewer than `page.limit` runs, even none, while `next` is present: a
+   * store may bound the work of one call (adapter-queue's Redis store examines at most
+   * a fixed number of entries). Follow `next` until it is absent. Another account's runs
+   * are never answered, whatever the filter or position.
+   *
+   * @returns at most `page.limit` runs; `next` only when more may follow.
+   */
+  list(accountId: string, filter: RunListFilter, page: PageRequest): Promise<Page<Run>>;
 }

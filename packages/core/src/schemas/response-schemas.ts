@@ -5,6 +5,7 @@
  * `$ref`s name another schema's `$id`. Source: docs/api-spec.md (the operations' responses,
  * "API index object", "Errors"); docs/CONTRACT.md "Envelope and errors".
  */
+import { MAX_PAGE_LIMIT } from '../domain/page.js';
 import { MAX_PROGRESS_MESSAGE_LENGTH, MAX_RUN_OUTPUT_BYTES, RUN_STATUSES } from '../domain/run.js';
 
 const str = (description: string, extra: Readonly<Record<string, string>> = {}) => ({ type: 'string', description, ...extra }) as const;
@@ -137,6 +138,23 @@ export const connectionListResponseSchema = {
   items: { $ref: 'Connection' },
 } as const;
 
+/**
+ * `{"data": [Run], "next_cursor": string | null}`: the 200 of the run list (`ListRuns`).
+ * Source: docs/CONTRACT.md "Discovery".
+ */
+export const runListSchema = {
+  $id: 'RunList',
+  type: 'object',
+  required: ['data', 'next_cursor'],
+  properties: {
+    data: { type: 'array', maxItems: MAX_PAGE_LIMIT, items: { $ref: 'Run' }, description: 'At most `limit` runs, newest first (`created_at` descending, then `run_id`); each as `GET {status_url}` answers it.' },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: 'The `cursor` of the next page (also in `Link: <...>; rel="next"`), or null on the last page. Opaque. A page may hold fewer than `limit` runs, even none, while this is not null: follow it until it is null.',
+    },
+  },
+} as const;
+
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
 
 /** The API index (`ApiIndex` of `DescribeApi`), returned without the `data` envelope. */
@@ -254,7 +272,7 @@ export const problemDetailsSchema = {
       items: {
         type: 'object',
         required: ['path', 'message'],
-        properties: { path: str('JSON Pointer (RFC 6901) into the request body.'), message: str('The rule that failed.') },
+        properties: { path: str('JSON Pointer (RFC 6901) into the request body, or `/<name>` of a query parameter (list operations).'), message: str('The rule that failed.') },
       },
     },
     request_id: str('The `X-Request-Id` of the request, to quote in support requests.'),

@@ -2,6 +2,7 @@ import type { Agent } from '../domain/agent.js';
 import type { Connection } from '../domain/connection.js';
 import { DependencyUnavailableError, domainError } from '../domain/errors.js';
 import { err, type Result } from '../domain/result.js';
+import type { Page, PageRequest } from '../domain/page.js';
 import type { Run, RunProgress, RunStatusChange } from '../domain/run.js';
 import type { RateLimitRule } from '../domain/rate-limit.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
@@ -10,8 +11,7 @@ import type { CredentialStore, StoredCredential } from '../ports/credential-stor
 import type { RateLimitCharge, RateLimitStore } from '../ports/rate-limit-store.js';
 import type { InsertCommand, RecordWriter, UpdateCommand, WriteError, WriteErrorCode, WriteOutcome } from '../ports/record-writer.js';
 import type { RunQueue } from '../ports/run-queue.js';
-import type { RunStore, TransitionOutcome } from '../ports/run-store.js';
-import type { Page, PageRequest } from '../domain/page.js';
+import type { RunListFilter, RunStore, TransitionOutcome } from '../ports/run-store.js';
 
 // Fakes that fail on demand, for the error paths of code built on the core. Each wraps a
 // fake (usually an in-memory adapter) and fails exactly as the real adapter of its port
@@ -184,15 +184,15 @@ export class FailingRunQueue<Q extends RunQueue = RunQueue> extends FaultSwitch<
  * A {@link RunStore} that can be made unreachable, like the Redis run store when Redis is
  * down or silent past its bound.
  *
- * - `unavailable`: `get`, `save`, `transition` and `reportProgress` (or those in `only`) reject with
- *   `DependencyUnavailableError('redis')`. `GetRun` then rejects (HTTP 503); a worker's
+ * - `unavailable`: `get`, `save`, `transition`, `reportProgress` and `list` (or those in `only`) reject with
+ *   `DependencyUnavailableError('redis')`. `GetRun` and `ListRuns` then reject (HTTP 503); a worker's
  *   `RunLifecycle.attempt` rejects and its queue retries the attempt later.
  *
  * Source: core `ports/run-store.ts` ("every call rejects only when the store is
  * unreachable"); docs/CONTRACT.md "Dependencies and faults".
  * @typeParam S - the wrapped store.
  */
-export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<'unavailable', 'get' | 'save' | 'transition' | 'reportProgress'> implements RunStore {
+export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<'unavailable', 'get' | 'save' | 'transition' | 'reportProgress' | 'list'> implements RunStore {
   /**
    * @param inner - the store calls go to while not failing.
    * @param options - `dependency` of the error; default `redis` (adapter-queue's `RedisRunStore`).
@@ -222,6 +222,11 @@ export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<
   /** See {@link RunStore.reportProgress}. @throws DependencyUnavailableError while failing. */
   async reportProgress(runId: string, progress: RunProgress): Promise<boolean> {
     return this.guard('reportProgress', () => this.inner.reportProgress(runId, progress));
+  }
+
+  /** See {@link RunStore.list}. @throws DependencyUnavailableError while failing. */
+  async list(accountId: string, filter: RunListFilter, page: PageRequest): Promise<Page<Run>> {
+    return this.guard('list', () => this.inner.list(accountId, filter, page));
   }
 }
 

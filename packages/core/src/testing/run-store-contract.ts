@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { canTransition, FINAL_RUN_STATUSES, RUN_STATUSES, type Run, type RunStatus } from '../domain/run.js';
-import type { RunStore } from '../ports/run-store.js';
+import { canTransition, compareRunListKeys, FINAL_RUN_STATUSES, RUN_STATUSES, runListKey, type Run, type RunStatus } from '../domain/run.js';
+import type { RunListFilter, RunStore } from '../ports/run-store.js';
 import { aRun } from './builders.js';
 import { resolveTestRunner, type TestRunner } from './test-runner.js';
 
@@ -19,11 +19,23 @@ function contractRunId(what: string): string {
   return `store-contract-${what}-${Date.now()}-${issued}`;
 }
 
+/** An account id no other test uses, so that a list in a shared store holds this test's runs only. */
+function contractAccountId(): string {
+  issued += 1;
+  return `store-contract-acct-${Date.now()}-${issued}`;
+}
+
+/** Most pages {@link RunStoreHarness} listings follow before calling the paging endless. */
+const MAX_PAGES = 200;
+
 /**
  * The behaviour every {@link RunStore} shares (core `ports/run-store.ts`): unknown ids
  * are absent, saves replace, and `transition` is a compare-and-set that follows core
  * `canTransition` exactly, never moves a final run, lets exactly one of concurrent
  * finishing changes apply, counts attempts and sets or clears the failure reason.
+ * `list` answers one account's runs newest first (ties by run id), filtered by agent and
+ * status, and pages to the last page without a gap, a repeat or another account's run,
+ * also when statuses change between pages.
  * Registers a `describe` block with `runner`.
  *
  * @param name - suite title.
@@ -50,6 +62,138 @@ export function runStoreContract(name: string, makeHarness: () => Promise<RunSto
       await h.store.save(run);
       return run;
     }
+
+    /** Follows `next` from the first page (or the one after `from`) to the last: the pages' runs, in order. */
+    async function listAll(accountId: string, filter: RunListFilter, limit: number, from?: string): Promise<{ runs: Run[]; pages: number }> {
+      const runs: Run[] = [];
+      let after: string | undefined = from;
+      for (let pages = 1; pages <= MAX_PAGES; pages += 1) {
+        const page = await h.store.list(accountId, filter, { limit, ...(after === undefined ? {} : { after }) });
+        assert.ok(page.items.length <= limit, `page ${pages}: ${page.items.length} runs, over the limit ${limit}`);
+        runs.push(...page.items);
+        if (page.next === undefined) return { runs, pages };
+        after = page.next;
+      }
+      throw new Error(`list of ${accountId} still had a next page after ${MAX_PAGES} pages`);
+    }
+
+    /** Saves runs of `accountId`, one a second from 2026-02-01 on (the last newest), with `overrides` per run. */
+    async function givenList(accountId: string, overrides: readonly Partial<Run>[]): Promise<Run[]> {
+      const saved: Run[] = [];
+      for (const [i, o] of overrides.entries()) {
+        const at = new Date(Date.UTC(2026, 1, 1, 0, 0, i));
+        saved.push(await given({ accountId, createdAt: at, updatedAt: at, ...o }));
+      }
+      return saved;
+    }
+
+    const newestFirst = (runs: readonly Run[]): Run[] => [...runs].sort((a, b) => compareRunListKeys(runListKey(a), runListKey(b)));
+    const ids = (runs: readonly Run[]): string[] => runs.map((r) => r.runId);
+
+    it('list: answers the runs of the account newest first, runs of the same millisecond by run id, as get answers them', async function () {
+      const accountId = contractAccountId();
+      const base = contractRunId('tie');
+      const sameMs = new Date('2026-02-03T04:05:06.789Z');
+      // Saved out of order: the order comes from createdAt, not from when they were saved.
+      const runs = [
+        await given({ accountId, runId: `${base}-b`, createdAt: sameMs, updatedAt: sameMs }),
+        await given({ accountId, createdAt: new Date('2026-02-01T00:00:00Z'), status: 'succeeded', attempts: 1, output: { n: 1 } }),
+        await given({ accountId, createdAt: new Date('2026-02-05T00:00:00Z'), status: 'failed', attempts: 2, failureReason: 'It failed.' }),
+        await given({ accountId, runId: `${base}-a`, createdAt: sameMs, updatedAt: sameMs, status: 'running', attempts: 1 }),
+        await given({ accountId, createdAt: new Date('2026-02-04T00:00:00Z'), request: { kind: 'message', message: 'listed' }, requestId: 'req-list-1' }),
+      ];
+      const page = await h.store.list(accountId, {}, { limit: 100 });
+      assert.equal(page.next, undefined, 'one page holds all five');
+      assert.deepEqual(ids(page.items), ids([runs[2], runs[4], runs[3], runs[0], runs[1]] as Run[]));
+      for (const listed of page.items) assert.deepEqual(listed, await h.store.get(listed.runId), `${listed.runId} is listed as get answers it`);
+      assert.deepEqual(await h.store.list(contractAccountId(), {}, { limit: 100 }), { items: [] }, 'an account without runs: an empty page, no next');
+    });
+
+    it('list: pages to the last page without a gap or a repeat, whatever the limit; the last page has no next', async function () {
+      const accountId = contractAccountId();
+      const runs = await givenList(accountId, Array.from({ length: 7 }, () => ({})));
+      const expected = ids(newestFirst(runs));
+      for (const limit of [1, 2, 3, 6, 7, 8, 100]) {
+        const { runs: listed, pages } = await listAll(accountId, {}, limit);
+        assert.deepEqual(ids(listed), expected, `limit ${limit}`);
+        assert.ok(pages >= Math.ceil(7 / limit), `limit ${limit}: ${pages} pages`);
+      }
+      const first = await h.store.list(accountId, {}, { limit: 3 });
+      assert.deepEqual(ids(first.items), expected.slice(0, 3), 'a full first page while more follow');
+      assert.equal(first.next, runListKey(first.items[2] as Run), 'next is the last run\'s list key');
+    });
+
+    it('list: filters by agent, by status, and by both; an agent without runs gives an empty list', async function () {
+      const accountId = contractAccountId();
+      const runs = await givenList(accountId, [
+        { agentId: 'agent_x', status: 'queued' },
+        { agentId: 'agent_y', status: 'queued' },
+        { agentId: 'agent_x', status: 'succeeded', attempts: 1 },
+        { agentId: 'agent_x', status: 'queued' },
+        { agentId: 'agent_y', status: 'failed', attempts: 1 },
+      ]);
+      const expected = (keep: (r: Run) => boolean): string[] => ids(newestFirst(runs.filter(keep)));
+      assert.deepEqual(ids((await listAll(accountId, { agentId: 'agent_x' }, 2)).runs), expected((r) => r.agentId === 'agent_x'));
+      assert.deepEqual(ids((await listAll(accountId, { status: 'queued' }, 2)).runs), expected((r) => r.status === 'queued'));
+      assert.deepEqual(ids((await listAll(accountId, { agentId: 'agent_x', status: 'queued' }, 1)).runs), expected((r) => r.agentId === 'agent_x' && r.status === 'queued'));
+      assert.deepEqual(ids((await listAll(accountId, { status: 'cancelled' }, 2)).runs), []);
+      assert.deepEqual(await h.store.list(accountId, { agentId: 'agent_none' }, { limit: 20 }), { items: [] });
+    });
+
+    it("list: never answers another account's run, whatever the filter or position", async function () {
+      const a = contractAccountId();
+      const b = contractAccountId();
+      // Interleaved in time, same agent and status: only the account tells them apart.
+      const runs = await givenList(a, Array.from({ length: 6 }, (_, i) => ({ accountId: i % 2 === 0 ? a : b, agentId: 'agent_shared' })));
+      const ofA = ids(newestFirst(runs.filter((r) => r.accountId === a)));
+      const ofB = ids(newestFirst(runs.filter((r) => r.accountId === b)));
+      for (const filter of [{}, { agentId: 'agent_shared' }, { status: 'queued' as const }]) {
+        assert.deepEqual(ids((await listAll(a, filter, 2)).runs), ofA, `A, ${JSON.stringify(filter)}`);
+        assert.deepEqual(ids((await listAll(b, filter, 1)).runs), ofB, `B, ${JSON.stringify(filter)}`);
+      }
+      // A position taken from A's list, used on B's: B's runs after it, never A's.
+      const firstOfA = await h.store.list(a, {}, { limit: 1 });
+      const fromThere = await h.store.list(b, {}, { limit: 100, after: firstOfA.next ?? '' });
+      assert.ok(fromThere.items.every((r) => r.accountId === b));
+    });
+
+    it('list: a run whose status changes between pages is answered once, in order; with a status filter as it was when its page was read', async function () {
+      const accountId = contractAccountId();
+      const runs = newestFirst(await givenList(accountId, Array.from({ length: 6 }, () => ({ status: 'queued' as const }))));
+      const [r0, r1, r2, r3, r4] = runs as [Run, Run, Run, Run, Run, Run];
+      // Unfiltered: one run of page 1 and one of page 2 change between the pages.
+      const first = await h.store.list(accountId, {}, { limit: 3 });
+      assert.deepEqual(ids(first.items), ids([r0, r1, r2]));
+      await h.store.transition(r1.runId, { to: 'running', at: new Date(), countAttempt: true });
+      await h.store.transition(r4.runId, { to: 'running', at: new Date(), countAttempt: true });
+      const rest = (await listAll(accountId, {}, 3, first.next)).runs;
+      assert.deepEqual(ids([...first.items, ...rest]), ids(runs), 'every run once, in order');
+      assert.equal(rest.find((r) => r.runId === r4.runId)?.status, 'running', 'a page shows the status as it is when read');
+
+      // Filtered on queued: r0 (already answered) and r3 (not yet) start running between the pages.
+      const queuedFirst = await h.store.list(accountId, { status: 'queued' }, { limit: 2 });
+      assert.deepEqual(ids(queuedFirst.items), ids([r0, r2]));
+      await h.store.transition(r0.runId, { to: 'running', at: new Date(), countAttempt: true });
+      await h.store.transition(r3.runId, { to: 'running', at: new Date(), countAttempt: true });
+      assert.notEqual(queuedFirst.next, undefined, 'more queued runs follow');
+      const queuedRest = (await listAll(accountId, { status: 'queued' }, 2, queuedFirst.next)).runs;
+      assert.deepEqual(ids(queuedRest), ids([runs[5] as Run]), 'r3 no longer matches; r0 is never answered again');
+    });
+
+    it('list: a saved-again or changed run stays one entry; any string is a position', async function () {
+      const accountId = contractAccountId();
+      const [older, newer] = (await givenList(accountId, [{}, {}])) as [Run, Run];
+      await h.store.save(newer);
+      await h.store.save({ ...newer, status: 'running', attempts: 1 });
+      await h.store.transition(newer.runId, { to: 'succeeded', at: new Date() });
+      await h.store.reportProgress(older.runId, { percent: 5, updatedAt: new Date() });
+      assert.deepEqual(ids((await listAll(accountId, {}, 1)).runs), ids([newer, older]));
+      // A position between the two (as a forged cursor may carry) starts after it; one past the end gives nothing.
+      const between = runListKey({ createdAt: new Date(older.createdAt.getTime() + 500), runId: 'between' });
+      assert.deepEqual(ids((await h.store.list(accountId, {}, { limit: 10, after: between })).items), ids([older]));
+      assert.deepEqual((await h.store.list(accountId, {}, { limit: 10, after: '~' })).items, []);
+      assert.deepEqual(ids((await h.store.list(accountId, {}, { limit: 10, after: '' })).items), ids([newer, older]), 'the empty position is before the first run');
+    });
 
     it('answers undefined for an unknown id', async function () {
       assert.equal(await h.store.get(contractRunId('unknown')), undefined);

@@ -211,6 +211,7 @@ export class DescribeApi {
         agent: `${api}/agents/{agent_id}`,
         connections: `${api}/connections`,
         connection: `${api}/connections/{connection_id}`,
+        run_list: `${api}/runs`,
       },
       description: s.description,
       llms_txt_url: s.llmsTxtUrl,

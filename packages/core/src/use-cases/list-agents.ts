@@ -21,11 +21,12 @@ export type ListAgentsErrorCode = 'validation_failed' | 'invalid_cursor' | 'rate
 
 /**
  * Lists the caller's agents: `GET /api/v1/agents`. Charges the request first, then reads
- * `limit` (1..100, default 20) and `cursor` (400 `validation_failed` naming the
- * parameter), then one page of the account's agents in ascending `agent_id` order.
- * Another account's agents are never listed. `next` is the catalog's position of the page's
- * last agent when more follow (the HTTP adapter turns it into the opaque cursor of
- * `Link: rel="next"` and `next_cursor`).
+ * `limit` (1..100, default 20) and `cursor` (400 `validation_failed` or, for a cursor not
+ * signed for this list and account, `invalid_cursor`, naming the parameter), then one page
+ * of the account's agents in ascending `agent_id` order. Another account's agents are
+ * never listed. `nextCursor` is the signed cursor of the catalog's position of the page's
+ * last agent when more follow (the HTTP adapter puts it in `Link: rel="next"` and
+ * `next_cursor`).
  * Source: docs/CONTRACT.md "Discovery"; docs/decisions.md "Discovery: agents and connections".
  *
  * @throws DependencyUnavailableError when the catalog cannot be reached (HTTP 503).

@@ -21,12 +21,13 @@ export type ListConnectionsErrorCode = 'validation_failed' | 'invalid_cursor' | 
 
 /**
  * Lists the caller's connections: `GET /api/v1/connections`. Charges the request first,
- * then reads `limit` (1..100, default 20) and `cursor` (400 `validation_failed` naming
- * the parameter), then one page of the account's connections in ascending
- * `connection_id` order, never their database details. Another account's connections
- * are never listed. `next` is the catalog's position of the page's last connection when
- * more follow (the HTTP adapter turns it into the cursor of `Link: rel="next"`: the
- * answer is an unwrapped array, docs/api-spec.md convention 3, so it has no `next_cursor`).
+ * then reads `limit` (1..100, default 20) and `cursor` (400 `validation_failed` or, for a
+ * cursor not signed for this list and account, `invalid_cursor`, naming the parameter),
+ * then one page of the account's connections in ascending `connection_id` order, never
+ * their database details. Another account's connections are never listed. `nextCursor` is
+ * the signed cursor of the catalog's position of the page's last connection when more
+ * follow (the HTTP adapter puts it in `Link: rel="next"`: the answer is an unwrapped
+ * array, docs/api-spec.md convention 3, so it has no `next_cursor`).
  * Source: docs/CONTRACT.md "Discovery"; docs/decisions.md "Discovery: agents and connections".
  *
  * @throws DependencyUnavailableError when the catalog cannot be reached (HTTP 503).

@@ -36,6 +36,7 @@ function storeUnderTest(): RunStore {
     save: (run) => store.save(run),
     transition: async (runId) => ({ applied: false, run: await store.get(runId) }),
     reportProgress: () => Promise.resolve(false),
+    list: (accountId, filter, page) => store.list(accountId, filter, page),
   };
 }
 

@@ -144,6 +144,7 @@ describe('DescribeApi', function () {
       agent: `${BASE}/api/v1/agents/{agent_id}`,
       connections: `${BASE}/api/v1/connections`,
       connection: `${BASE}/api/v1/connections/{connection_id}`,
+      run_list: `${BASE}/api/v1/runs`,
     });
     for (const [name, url] of Object.entries(index.resources)) expect(isAbsoluteUrl(url), name).to.equal(true);
   });

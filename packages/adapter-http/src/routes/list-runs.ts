@@ -1,0 +1,97 @@
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, RUN_STATUSES } from '@svc/core';
+import { apiKeyOrToken, authenticatedHeaders, responseRef, schemaRef } from '../openapi/components.js';
+import { pageQueryOf, queryParams, setNextLink } from '../paging.js';
+import { sendError, sendJson } from '../pipeline/problem-details.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import type { AuthenticatedRoute } from '../route.js';
+
+/** The query parameters the run list reads; any other is ignored, as for every operation. */
+const PARAMETERS = ['agent_id', 'status', 'limit', 'cursor'] as const;
+
+/**
+ * `GET /api/v1/runs?agent_id=&status=&limit=&cursor=` (main listener only): the caller's
+ * runs, newest first → 200 `{"data": [Run], "next_cursor": string | null}`, with
+ * `Link: <…>; rel="next"` (RFC 8288) when a next page exists. A query parameter sent
+ * twice, or invalid, → 400 `validation_failed` naming it (`errors: [{path: "/limit"}]`).
+ * Charged once to the credential's window, like `getRun`.
+ * Source: docs/CONTRACT.md "Discovery"; docs/decisions.md "Discovery: listing runs".
+ */
+export const listRunsRoute: AuthenticatedRoute = {
+  kind: 'authenticated',
+  operationId: 'listRuns',
+  credential: 'listRuns',
+  method: 'GET',
+  paths: { main: ['/api/v1/runs'] },
+  handler: ({ useCases, settings }) => {
+    const listRuns = useCases.listRuns;
+    return async (ctx, caller) => {
+      const params = queryParams(ctx, PARAMETERS);
+      // Refused before the use case: the rate-limit stage charges the request.
+      if (!params.ok) {
+        sendError(ctx, params.error);
+        return;
+      }
+      const { agent_id: agentId, status } = params.value;
+      const result = await listRuns.execute({
+        ...caller,
+        page: pageQueryOf(params.value),
+        ...(agentId !== undefined ? { agentId } : {}),
+        ...(status !== undefined ? { status } : {}),
+      });
+      if (caller.meter.decision !== undefined) setRateLimitHeaders(ctx.res, caller.meter.decision);
+      if (!result.ok) {
+        sendError(ctx, result.error);
+        return;
+      }
+      const nextCursor = setNextLink(ctx, settings.baseUrl, result.value.nextCursor);
+      sendJson(ctx, 200, { data: result.value.items, next_cursor: nextCursor });
+    };
+  },
+  openapi: () => ({
+    operationId: 'listRuns',
+    tags: ['Runs'],
+    summary: "List the caller's runs, newest first",
+    description: [
+      "The runs of the caller's account, newest first (`created_at` descending, runs of the same millisecond by `run_id`), each as its `status_url` answers it. Another account's runs are never listed; an `agent_id` that names no agent of the account gives an empty list, not 404.",
+      'Paging: follow `next_cursor` (or the `Link: <…>; rel="next"` URL) until it is null. Following it never repeats a run nor skips one that exists throughout; a run started meanwhile is on the first page of a new listing. `status` is matched when each page is read: a run whose status changes between pages appears at most once. With a `status` filter a page may hold fewer runs than `limit`, even none, while `next_cursor` is not null (the server examines a bounded number of runs per request).',
+      'Accepts OAuth access tokens with scope `runs:read`. Charged to the credential\'s window once.',
+    ].join('\n\n'),
+    security: apiKeyOrToken('runs:read'),
+    parameters: [
+      { name: 'agent_id', in: 'query', required: false, description: 'Only the runs of this agent.', schema: { type: 'string' } },
+      { name: 'status', in: 'query', required: false, description: 'Only the runs with this status when the page is read.', schema: { type: 'string', enum: [...RUN_STATUSES] } },
+      { name: 'limit', in: 'query', required: false, description: `Runs per page, 1..${MAX_PAGE_LIMIT}.`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT } },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: "The `next_cursor` of the previous page, as it was given (opaque). Keep the other parameters as they were; a cursor this service did not give → 400.",
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'One page of runs.',
+        headers: {
+          ...authenticatedHeaders,
+          Link: {
+            description: '`<url>; rel="next"` (RFC 8288) while a next page exists: this request on the base address with `cursor` set to `next_cursor`. Absent on the last page (also carries `rel="deprecation"` when the operation is deprecated).',
+            required: false,
+            schema: { type: 'string' },
+          },
+        },
+        content: { 'application/json': { schema: schemaRef('RunList') } },
+      },
+      '400': {
+        description:
+          '`validation_failed`: a query parameter is invalid or sent twice; `invalid_cursor`: a `cursor` this service did not sign for this account and these filters. `errors[0].path` names the parameter (`/status`, `/limit`, `/cursor`, …) and `detail` starts `query parameter <name>:`.',
+        headers: authenticatedHeaders,
+        content: { 'application/problem+json': { schema: schemaRef('Problem') } },
+      },
+      '401': responseRef('Unauthorized'),
+      '403': responseRef('Forbidden'),
+      '429': responseRef('TooManyRequests'),
+      '503': responseRef('ServiceUnavailable'),
+    },
+  }),
+};
