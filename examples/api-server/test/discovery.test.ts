@@ -196,6 +196,6 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
       expectProblem(await call(at.egressUrl, 'GET', path, { headers: A }), 404, 'not_found');
     }
     expect(expectProblem(await call(at.url, 'GET', '/api/v1/agents?limit=500', { headers: A }), 400, 'validation_failed').errors?.[0]?.path).to.equal('/limit');
-    expect(expectProblem(await call(at.url, 'GET', '/api/v1/connections?cursor=forged', { headers: A }), 400, 'validation_failed').errors?.[0]?.path).to.equal('/cursor');
+    expect(expectProblem(await call(at.url, 'GET', '/api/v1/connections?cursor=forged', { headers: A }), 400, 'invalid_cursor').errors?.[0]?.path).to.equal('/cursor');
   });
 });
