@@ -22,6 +22,7 @@ import { ObservedRateLimitStore, ObservedRecordWriter, ObservedRunQueue } from '
 import { CORE_TRACER_NAME, traceExecute, tracerOf } from './telemetry/tracing.js';
 import { Authenticate } from './use-cases/authenticate.js';
 import { apiIndexSettings, DescribeApi, type ApiIndexSettings } from './use-cases/describe-api.js';
+import { FindAgent } from './use-cases/find-agent.js';
 import { GetRun } from './use-cases/get-run.js';
 import { InsertRecord } from './use-cases/insert-record.js';
 import { RateLimitPolicy } from './use-cases/rate-limit-policy.js';
@@ -93,6 +94,8 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly startRun: StartRun;
   /** `GET /api/v1/runs/{run_id}`. */
   readonly getRun: GetRun;
+  /** An agent the caller can see: the check of the agent's MCP endpoint (`…/agents/{agent_id}/mcp`). */
+  readonly findAgent: FindAgent;
   /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
   readonly rateLimits: RateLimitPolicy;
   /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
@@ -150,6 +153,7 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
     updateRecord: traceExecute(new UpdateRecord(connections, writer), 'UpdateRecord.execute', tracer),
     startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl }), 'StartRun.execute', tracer),
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
+    findAgent: traceExecute(new FindAgent(agents), 'FindAgent.execute', tracer),
     rateLimits,
     runs,
     clock,

@@ -50,6 +50,7 @@ export * from './use-cases/update-record.js';
 export * from './use-cases/run-view.js';
 export * from './use-cases/start-run.js';
 export * from './use-cases/get-run.js';
+export * from './use-cases/find-agent.js';
 export * from './use-cases/describe-api.js';
 export * from './use-cases/run-lifecycle.js';
 

@@ -4,6 +4,7 @@ import { getRunRoute } from './get-run.js';
 import { insertRecordRoute } from './insert-record.js';
 import { livezRoute } from './livez.js';
 import { llmsTxtRoute } from './llms-txt.js';
+import { mcpEndpointRoute, mcpResourceMetadataRoute } from './mcp-endpoint.js';
 import { openApiDocumentRoute } from './openapi-document.js';
 import { protectedResourceMetadataRoute } from './protected-resource-metadata.js';
 import { readyzRoute } from './readyz.js';
@@ -21,6 +22,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   updateRecordRoute,
   startRunRoute,
   getRunRoute,
+  mcpEndpointRoute,
+  mcpResourceMetadataRoute,
   openApiDocumentRoute,
   llmsTxtRoute,
   protectedResourceMetadataRoute,
