@@ -60,6 +60,8 @@ describe('adapter-http: the served OpenAPI document', function () {
       '/api/v1/connections/{connection_id}/records',
       '/api/v1/agents/{agent_id}/run',
       '/api/v1/runs/{run_id}',
+      '/api/v1/agents/{agent_id}/mcp',
+      '/.well-known/oauth-protected-resource/api/v1/agents/{agent_id}/mcp',
       '/v1/connections/{connection_id}/records',
     ]);
     const ids: string[] = [];
@@ -77,6 +79,8 @@ describe('adapter-http: the served OpenAPI document', function () {
       'updateRecord',
       'startRun',
       'getRun',
+      'callMcp',
+      'mcpProtectedResourceMetadata',
       'insertRecordViaEgress',
       'updateRecordViaEgress',
     ]);
