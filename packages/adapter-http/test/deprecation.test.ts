@@ -82,6 +82,8 @@ describe('adapter-http: deprecation', function () {
       updateRecord: false,
       startRun: false,
       getRun: true,
+      callMcp: false,
+      mcpProtectedResourceMetadata: false,
       insertRecordViaEgress: false,
       updateRecordViaEgress: false,
     });
