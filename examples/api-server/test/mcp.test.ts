@@ -63,6 +63,7 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
 
   it('initializes (2025 handshake) without a session id and lists the four tools with the core schemas', async function () {
     const client = await open(base, AGENTS.main, apiKey(SECRETS.keyA));
+    expect(client.getProtocolEra()).to.equal('legacy');
     expect(client.getServerVersion()?.name).to.equal('svc');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).to.deep.equal(['start_run', 'get_run', 'insert_record', 'update_record']);
@@ -78,10 +79,15 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     expect(answer.headers.get('x-request-id')).to.be.a('string');
   });
 
-  it('also serves the 2026-07-28 era (server/discover probe) to a negotiating client', async function () {
+  it('also serves the 2026-07-28 era (server/discover probe, per-request envelope) to a negotiating client, tool calls included', async function () {
     const client = await open(base, AGENTS.main, apiKey(SECRETS.keyA), 'auto');
+    expect(client.getProtocolEra()).to.equal('modern');
+    expect(client.getNegotiatedProtocolVersion()).to.equal('2026-07-28');
     const { tools } = await client.listTools();
     expect(tools).to.have.length(4);
+    const started = dataOf<{ run_id: string }>(await client.callTool({ name: 'start_run', arguments: { message: 'modern era' } }));
+    expect(dataOf<{ run_id: string; status: string }>(await client.callTool({ name: 'get_run', arguments: { run_id: started.run_id } }))).to.include({ run_id: started.run_id, status: 'queued' });
+    expect(problemOf(await client.callTool({ name: 'get_run', arguments: { run_id: 'nope' } }))).to.include({ code: 'not_found' });
   });
 
   it('start_run starts a run of the path agent, readable at its status_url over REST and with get_run', async function () {

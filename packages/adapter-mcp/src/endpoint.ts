@@ -136,6 +136,8 @@ export function createMcpEndpoint(useCases: McpUseCases, settings: McpEndpointSe
   const tools = (settings.tools ?? MCP_TOOLS).map((tool) => ({
     tool,
     schema: fromJsonSchema(tool.inputSchema as JsonSchemaType, ADVERTISE_ONLY) as StandardSchemaWithJSON<Record<string, unknown>>,
+    // Advertised, not checked here: the data is what the use case answered over REST too.
+    output: fromJsonSchema(tool.outputSchema as JsonSchemaType, ADVERTISE_ONLY),
   }));
   const logger = settings.logger ?? silentLogger;
 
@@ -176,10 +178,10 @@ export function createMcpEndpoint(useCases: McpUseCases, settings: McpEndpointSe
   const factory = (ctx: McpRequestContext): McpServer => {
     const exchange = exchangeOf(ctx);
     const server = new McpServer({ name: settings.name, version: settings.version }, { capabilities: { tools: { listChanged: false } } });
-    for (const { tool, schema } of tools) {
+    for (const { tool, schema, output } of tools) {
       server.registerTool(
         tool.name,
-        { title: tool.title, description: tool.description, inputSchema: schema, annotations: { title: tool.title, ...tool.annotations } },
+        { title: tool.title, description: tool.description, inputSchema: schema, outputSchema: output, annotations: { title: tool.title, ...tool.annotations } },
         (args) => callTool(tool, exchange, args),
       );
     }

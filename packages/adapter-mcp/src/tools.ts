@@ -2,6 +2,9 @@ import {
   filesRunBodySchema,
   insertRecordBodySchema,
   messageRunBodySchema,
+  rowWriteResultSchema,
+  runStartResultSchema,
+  runViewSchema,
   updateRecordBodySchema,
   validationFailed,
   wireBody,
@@ -68,6 +71,8 @@ export interface McpTool {
   readonly operation: OperationId;
   /** JSON Schema (2020-12) of the arguments: the core's schema of the REST body, with the path parameters added. */
   readonly inputSchema: JsonObject;
+  /** JSON Schema of the structured output: the core's schema of the REST answer's `data`. */
+  readonly outputSchema: JsonObject;
   readonly annotations: ToolHints;
   /**
    * Calls the use case with `args` (unvalidated: the use case validates them as it
@@ -126,6 +131,7 @@ export const startRunTool: McpTool = {
     "Starts an asynchronous run of this endpoint's agent, with uploaded files (Option 1: `files`, optional `message`, `process_together`, `notification_email`, `background_files`) or a message only (Option 2: `message`). Answers the run id and its `status_url` (read it with `get_run`). Same rules and limits as `POST /api/v1/agents/{agent_id}/run`; charged to the credential and to the agent.",
   operation: 'startRun',
   inputSchema: { type: 'object', oneOf: [embedded(filesRunBodySchema), embedded(messageRunBodySchema)] },
+  outputSchema: embedded(runStartResultSchema),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   call: async ({ startRun }, call, args) =>
     startRun.execute({ principal: call.principal, meter: call.meter, agentId: call.agentId, body: wireBody(args), ...(call.requestId !== undefined ? { requestId: call.requestId } : {}) }),
@@ -143,6 +149,7 @@ export const getRunTool: McpTool = {
     required: ['run_id'],
     properties: { run_id: { type: 'string', minLength: 1, description: 'The run id (`run_id` of `start_run`).' } },
   },
+  outputSchema: embedded(runViewSchema),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   call: async ({ getRun }, call, args) => {
     const { value: runId } = pathArgument(args, 'run_id');
@@ -159,6 +166,7 @@ export const insertRecordTool: McpTool = {
     'Inserts one row into `entity` (`schema.table`) of a SQL Server connection of your account. Same rules as `POST /api/v1/connections/{connection_id}/records`: identifiers quoted, values bound as parameters, numbers written exactly or refused. API keys only.',
   operation: 'insertRecord',
   inputSchema: recordWriteSchema(insertRecordBodySchema),
+  outputSchema: embedded(rowWriteResultSchema),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   call: async ({ insertRecord }, call, args) => {
     const { value: connectionId, rest } = pathArgument(args, 'connection_id');
@@ -175,6 +183,7 @@ export const updateRecordTool: McpTool = {
     'Updates the row of `entity` whose `key_column` equals `key_value`, on a SQL Server connection of your account. Same rules as `PATCH /api/v1/connections/{connection_id}/records`. API keys only.',
   operation: 'updateRecord',
   inputSchema: recordWriteSchema(updateRecordBodySchema),
+  outputSchema: embedded(rowWriteResultSchema),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   call: async ({ updateRecord }, call, args) => {
     const { value: connectionId, rest } = pathArgument(args, 'connection_id');

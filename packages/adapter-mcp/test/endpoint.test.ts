@@ -93,13 +93,14 @@ describe('adapter-mcp: the endpoint on the core use cases', function () {
     await core?.close();
   });
 
-  it("lists the tool table, each with the core's JSON Schema as its input schema", async function () {
+  it("lists the tool table, each with the core's JSON Schemas as its input schema (REST body) and output schema (REST data)", async function () {
     await start();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).to.deep.equal(MCP_TOOLS.map((t) => t.name));
     for (const tool of MCP_TOOLS) {
       const listed = tools.find((t) => t.name === tool.name);
       expect(listed?.inputSchema, tool.name).to.deep.equal(tool.inputSchema);
+      expect(listed?.outputSchema, tool.name).to.deep.equal(tool.outputSchema);
       expect(listed?.annotations?.title).to.equal(tool.title);
     }
   });
