@@ -115,6 +115,20 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     expect(rest.body).to.deep.equal({ data: { rows_affected: 1 } });
   });
 
+  it('keeps numbers exact: a pretty-printed body with an id a double cannot hold inserts that very id', async function () {
+    // Not compact JSON: read by the exact parser (objects without a prototype, ExactNumber).
+    const raw = `{
+  "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+  "params": { "name": "insert_record", "arguments": { "connection_id": "${SQL_A}", "entity": "dbo.orders", "values": { "id": 9007199254740993, "sku": "EXACT" } } }
+}`;
+    const answer = await call(base, 'POST', mcpPath(AGENTS.main), { headers: { ...apiKey(SECRETS.keyA), accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, raw });
+    expect(answer.status).to.equal(200);
+    expect(dataOf((answer.body as { result: CallToolResult }).result)).to.deep.equal({ rows_affected: 1 });
+    const update = (key: string) => call(base, 'PATCH', `/api/v1/connections/${SQL_A}/records`, { headers: { ...apiKey(SECRETS.keyA), 'content-type': 'application/json' }, raw: `{"entity":"dbo.orders","key_column":"id","key_value":${key},"values":{"qty":2}}` });
+    expect((await update('9007199254740992')).body).to.deep.equal({ data: { rows_affected: 0 } });
+    expect((await update('9007199254740993')).body).to.deep.equal({ data: { rows_affected: 1 } });
+  });
+
   it('a domain error is a tool result with isError and the problem details REST answers', async function () {
     const client = await open(base, AGENTS.main, apiKey(SECRETS.keyA));
     const invalid = problemOf(await client.callTool({ name: 'insert_record', arguments: { connection_id: SQL_A, entity: 'orders', values: {} } }));
