@@ -26,6 +26,7 @@ Every operation hangs off ${index.base_url}/api/${index.version}. Send an API ke
 - POST ${r['egress_connection_records'] ?? ''}: the same row writes from the stable egress IP address (or send X-Svc-Egress: true)
 - POST ${r['agent_runs'] ?? ''}: start a run with {"files": [...]} (1-50 files, optional message, process_together, notification_email, background_files up to 10) or {"message": "..."} → 202, Location = status_url
 - GET ${r['runs'] ?? ''}: a run's status (queued, running, succeeded, failed, cancelled)
+- POST ${index.base_url}/api/${index.version}/agents/{agent_id}/mcp: the agent's MCP endpoint (Streamable HTTP, stateless), tools start_run, get_run, insert_record, update_record with the same credentials, scopes and limits; a domain error is a tool result with isError and the problem details
 
 ## Limits
 
