@@ -67,7 +67,10 @@ export interface McpEndpointSettings {
   readonly logger?: Logger;
   /** The tools; default {@link MCP_TOOLS}. */
   readonly tools?: readonly McpTool[];
-  /** Largest JSON-RPC body, bytes, when the door passes none parsed; default 1 MiB. */
+  /**
+   * Largest body in bytes the SDK reads itself, when a door passes no parsed body; default
+   * the SDK's (4 MiB). The HTTP adapter always passes the body it read under its own limit.
+   */
   readonly maxRequestBodySize?: number;
 }
 
@@ -121,10 +124,12 @@ function exchangeOf(ctx: McpRequestContext): McpExchange {
 
 /**
  * The MCP Streamable HTTP endpoint of every agent (`{base_url}/api/v1/agents/{agent_id}/mcp`),
- * stateless: each request is answered by a fresh server instance (`createMcpHandler` of
- * `@modelcontextprotocol/server` 2.x), so any instance answers any request and no session
- * id is issued. Both protocol eras are served: 2026-07-28 (per-request envelope) and the
- * 2025 revisions (`initialize` then `tools/call`), the latter by the SDK's stateless fallback.
+ * stateless: each request is answered by a fresh server instance, so any instance answers
+ * any request and no session id is issued. Both protocol eras are served: 2026-07-28
+ * (per-request envelope, `createMcpHandler` of `@modelcontextprotocol/server` 2.x) and the
+ * 2025 revisions (`initialize`, `tools/list`, `tools/call` without a session: a per-request
+ * `WebStandardStreamableHTTPServerTransport` answering JSON). `GET`/`DELETE` never reach it
+ * (the door answers 405).
  *
  * Each `tools/call` is authenticated with its tool's REST operation (an OAuth token needs
  * that operation's scope; row writes take API keys only), charged once to the credential's
