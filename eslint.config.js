@@ -5,9 +5,9 @@
 import tseslint from 'typescript-eslint';
 
 const FRAMEWORKS = ['koa', '@koa/*', 'knex', 'tedious', 'ioredis', 'bullmq', 'rate-limiter-flexible', 'inversify', 'reflect-metadata', 'pino', 'yaml', 'pg', 'lru-cache', 'p-retry'];
-const ADAPTERS = ['adapter-http', 'adapter-sqlserver', 'adapter-queue', 'adapter-ratelimit', 'adapter-postgres'];
+const ADAPTERS = ['adapter-http', 'adapter-sqlserver', 'adapter-queue', 'adapter-ratelimit', 'adapter-postgres', 'adapter-mcp'];
 /** The classes only `createCore` may construct. */
-const USE_CASES = ['DescribeApi', 'Authenticate', 'InsertRecord', 'UpdateRecord', 'StartRun', 'GetRun', 'RateLimitPolicy'];
+const USE_CASES = ['DescribeApi', 'Authenticate', 'InsertRecord', 'UpdateRecord', 'StartRun', 'GetRun', 'FindAgent', 'RateLimitPolicy'];
 const DEEP = { group: ['@svc/*/src/*', '@svc/*/dist/*'], message: 'Import a package through its public entry point, never its src/ or dist/.' };
 
 /** The restriction for one adapter: no other adapter, no example, no deep import. */

@@ -54,7 +54,7 @@ interface Target {
  */
 type Probe =
   | { readonly kind: 'resource'; readonly targets: () => readonly Target[]; readonly variants: readonly Variant[] }
-  | { readonly kind: 'account-free'; readonly why: string }
+  | { readonly kind: 'account-free'; readonly why: string; readonly parameters?: Readonly<Record<string, string>> }
   | ListProbe;
 
 // --- List probes (docs/CONTRACT.md "Isolation between accounts": absent from lists) ---
@@ -204,11 +204,41 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
     { name: "A's postgresql connection (writes_not_supported for A)", foreign: { connection_id: PG_A }, missing: { connection_id: uuidLike() }, owner: apiKey(SECRETS.keyA) },
   ];
 
+  // The agent's MCP endpoint (docs/CONTRACT.md "MCP"): B at A's agent answers as at a
+  // missing agent, whatever the JSON-RPC message, body or credential; its RFC 9728 metadata
+  // is public and names only the id it was asked for.
+  const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
+  const mcpJson = (name: string, body: unknown, headers: Record<string, string> = B.key): Variant => json(name, body, { ...MCP_ACCEPT, ...headers });
+  const MCP_INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'iso', version: '1' } } };
+  const MCP_START = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'start_run', arguments: START } };
+  const MCP_PROBES: Readonly<Record<string, Probe>> = {
+    callMcp: {
+      kind: 'resource',
+      targets: () => [{ name: "A's agent", foreign: { agent_id: AGENTS.spare }, missing: { agent_id: agentLike(AGENTS.spare) }, owner: apiKey(SECRETS.keyA) }],
+      variants: [
+        mcpJson('initialize', MCP_INITIALIZE),
+        mcpJson('tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        mcpJson('tools/call start_run', MCP_START),
+        mcpJson('tools/call start_run, key as a bearer', MCP_START, B.bearerKey),
+        mcpJson('tools/call insert_record on A\'s connection', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'insert_record', arguments: { connection_id: SQL_A, ...INSERT } } }),
+        mcpJson('an unknown method', { jsonrpc: '2.0', id: 4, method: 'no/such' }),
+        mcpJson('a scalar body', 42),
+        raw('unreadable JSON', '{"jsonrpc":', 'application/json'),
+        raw('a text body', 'jsonrpc=2.0', 'text/plain'),
+        { name: 'no body', options: { headers: { ...MCP_ACCEPT, ...B.key } } },
+        mcpJson('an OAuth token with runs:write', MCP_START, B.tokenWrite),
+        mcpJson('an OAuth token without scopes', MCP_START, B.tokenNoScope),
+      ],
+    },
+    mcpProtectedResourceMetadata: { kind: 'account-free', why: 'RFC 9728 metadata is public and the same for any agent id (it echoes the id only)', parameters: { agent_id: AGENTS.spare } },
+  };
+
   /**
    * One probe per documented operation id. An operation missing here fails the suite
    * ("every operation has a probe"), so a new operation is covered the day it lands.
    */
   const PROBES: Readonly<Record<string, Probe>> = {
+    ...MCP_PROBES,
     describeApi: { kind: 'account-free', why: 'the index is public and the same for every caller (spec "Discovery")' },
     insertRecord: { kind: 'resource', targets: connectionTargets, variants: recordWriteVariants(INSERT) },
     updateRecord: { kind: 'resource', targets: connectionTargets, variants: recordWriteVariants(UPDATE) },
@@ -350,7 +380,7 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
     for (const operation of operations) {
       const probe = PROBES[operation.operationId];
       if (probe?.kind !== 'account-free') continue;
-      const url = urlOf(operation, {});
+      const url = urlOf(operation, probe.parameters ?? {});
       const answers = [await call('', operation.method, url), await call('', operation.method, url, { headers: apiKey(SECRETS.keyA) }), await call('', operation.method, url, { headers: B.key })];
       const [anonymous, ...others] = answers.map((a) => comparable(a, ''));
       // The rate-limit headers of a credential aside, every answer is the same.

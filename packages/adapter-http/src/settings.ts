@@ -1,9 +1,11 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   type Authenticate,
   type DescribeApi,
   type GetAgent,
   type GetConnection,
+  type FindAgent,
   type GetRun,
   type ListAgents,
   type ListConnections,
@@ -11,6 +13,9 @@ import {
   type ListRuns,
   type Logger,
   type OperationId,
+  type Principal,
+  type RecordWriteInput,
+  type RequestMeter,
   type Telemetry,
   type RateLimitPolicy,
   type RateLimitSettings,
@@ -33,12 +38,42 @@ export interface HttpUseCases {
   readonly listConnections: Pick<ListConnections, 'execute'>;
   readonly getConnection: Pick<GetConnection, 'execute'>;
   readonly listRuns: Pick<ListRuns, 'execute'>;
+  /** The agent of an MCP endpoint, checked before the exchange is handed over (404 otherwise). */
+  readonly findAgent: Pick<FindAgent, 'execute'>;
   /**
    * Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`); its
    * `settings` are the limits the OpenAPI document and llms.txt state, so the document
    * always says what the policy enforces.
    */
   readonly rateLimits: Pick<RateLimitPolicy, 'meterFor' | 'settings'>;
+}
+
+/**
+ * One exchange with an agent's MCP endpoint, as the HTTP adapter hands it over once the
+ * credential is identified (401 otherwise), the JSON body read (415, 413, 400 otherwise)
+ * and the agent found (404 otherwise). The same shape as `McpExchange` of
+ * `@svc/adapter-mcp`, which the composition root plugs in (adapters never import each other).
+ */
+export interface McpDoorExchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly agentId: string;
+  /** The parsed JSON-RPC message; numbers that a double cannot hold stay core `ExactNumber`s. */
+  readonly body: unknown;
+  readonly principal: Principal;
+  /** Every `X-API-Key` and `Authorization` line, for each tool call's own authentication. */
+  readonly credentials: { readonly apiKeys: readonly string[]; readonly authorizations: readonly string[] };
+  /** The route of row writes: the raw `X-Svc-Egress` header, as REST passes it. */
+  readonly route: NonNullable<RecordWriteInput['route']>;
+  readonly requestId?: string;
+  /** Sets the rate-limit headers of a charged tool call on the answer. */
+  readonly charged: (meter: RequestMeter) => void;
+}
+
+/** The MCP endpoint the main listener mounts at `/api/v1/agents/{agent_id}/mcp` (adapter-mcp's `McpEndpoint`). */
+export interface McpDoor {
+  /** Answers the exchange on its raw Node response (status, headers, JSON or SSE body). */
+  handle(exchange: McpDoorExchange): Promise<void>;
 }
 
 /** Names of the operations that can be marked deprecated. */
@@ -62,6 +97,11 @@ export interface HttpAppSettings {
   readonly deprecations?: Partial<Record<HttpOperation, Deprecation>>;
   /** `max-age` of the index and the OpenAPI document, in seconds; default 300. */
   readonly cacheMaxAgeSeconds?: number;
+  /**
+   * The agents' MCP endpoint (`POST /api/v1/agents/{agent_id}/mcp`, docs/CONTRACT.md
+   * "MCP"); absent: that path answers 404 `not_found`, like an unknown agent.
+   */
+  readonly mcp?: McpDoor;
   /** Where request lines and failures go; default: nowhere. */
   readonly logger?: Logger;
   /** Checks reported by `/readyz` (e.g. `redis`); all must pass for 200. */

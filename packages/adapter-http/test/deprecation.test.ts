@@ -83,6 +83,8 @@ describe('adapter-http: deprecation', function () {
       startRun: false,
       getRun: true,
       listRuns: false,
+      callMcp: false,
+      mcpProtectedResourceMetadata: false,
       insertRecordViaEgress: false,
       updateRecordViaEgress: false,
       listAgents: false,

@@ -61,6 +61,8 @@ describe('adapter-http: the served OpenAPI document', function () {
       '/api/v1/agents/{agent_id}/run',
       '/api/v1/runs/{run_id}',
       '/api/v1/runs',
+      '/api/v1/agents/{agent_id}/mcp',
+      '/.well-known/oauth-protected-resource/api/v1/agents/{agent_id}/mcp',
       '/v1/connections/{connection_id}/records',
       // Discovery
       '/api/v1/agents',
@@ -84,6 +86,8 @@ describe('adapter-http: the served OpenAPI document', function () {
       'startRun',
       'getRun',
       'listRuns',
+      'callMcp',
+      'mcpProtectedResourceMetadata',
       'insertRecordViaEgress',
       'updateRecordViaEgress',
       // Discovery

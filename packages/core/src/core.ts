@@ -24,6 +24,7 @@ import { ObservedRateLimitStore, ObservedRecordWriter, ObservedRunQueue } from '
 import { CORE_TRACER_NAME, traceExecute, tracerOf } from './telemetry/tracing.js';
 import { Authenticate } from './use-cases/authenticate.js';
 import { apiIndexSettings, DescribeApi, type ApiIndexSettings } from './use-cases/describe-api.js';
+import { FindAgent } from './use-cases/find-agent.js';
 import { GetRun } from './use-cases/get-run.js';
 import { GetAgent } from './use-cases/get-agent.js';
 import { GetConnection } from './use-cases/get-connection.js';
@@ -124,6 +125,8 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly getConnection: GetConnection;
   /** `GET /api/v1/runs`: the caller's runs, newest first, a page at a time. */
   readonly listRuns: ListRuns;
+  /** An agent the caller can see: the check of the agent's MCP endpoint (`…/agents/{agent_id}/mcp`). */
+  readonly findAgent: FindAgent;
   /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
   readonly rateLimits: RateLimitPolicy;
   /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
@@ -184,6 +187,7 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
     ...discoveryUseCases(agents, connections, { baseUrl, ...(options.egressSourceAddress !== undefined ? { egressSourceAddress: options.egressSourceAddress } : {}) }, cursors, tracer),
     listRuns: traceExecute(new ListRuns(ports.runStore ?? runs.store, { baseUrl }, cursors), 'ListRuns.execute', tracer),
+    findAgent: traceExecute(new FindAgent(agents), 'FindAgent.execute', tracer),
     rateLimits,
     runs,
     clock,

@@ -57,6 +57,7 @@ export * from './use-cases/get-agent.js';
 export * from './use-cases/list-connections.js';
 export * from './use-cases/get-connection.js';
 export * from './use-cases/list-runs.js';
+export * from './use-cases/find-agent.js';
 export * from './use-cases/describe-api.js';
 export * from './use-cases/run-lifecycle.js';
 

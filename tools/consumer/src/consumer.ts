@@ -20,6 +20,7 @@ export const FIXTURE = join(ROOT, 'tools', 'consumer', 'fixture');
 export const PUBLISHABLE: readonly string[] = [
   'packages/core',
   'packages/adapter-http',
+  'packages/adapter-mcp',
   'packages/adapter-postgres',
   'packages/adapter-queue',
   'packages/adapter-ratelimit',

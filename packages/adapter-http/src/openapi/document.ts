@@ -145,6 +145,7 @@ export function buildOpenApiDocument(settings: OpenApiSettings, routes: readonly
       { name: 'Connections', description: 'The caller\'s connections (never their credentials or hosts), and row writes on those that allow them (SQL Server).' },
       { name: 'Agents' },
       { name: 'Runs' },
+      { name: 'MCP', description: "An agent's Model Context Protocol endpoint: the same operations as tools." },
     ],
     paths: pathsOf(routes, doc, new Set(settings.deprecatedOperations ?? [])),
     components: {

@@ -11,28 +11,34 @@ const WWW_AUTHENTICATE_REALM = 'Bearer realm="svc"';
  * invalid, expired or unsupported credential) or 403 (`insufficient_scope`) with the
  * `WWW-Authenticate` of RFC 6750 §3, and returns `undefined`. An authenticated caller
  * gets the request's rate-limit meter (`rateLimits.meterFor`), charged later, once.
+ * Without `operation` the credential is only identified (kinds and scopes are checked
+ * later, per call: the MCP endpoint). With `resourceMetadataUrl` every challenge names
+ * the resource's RFC 9728 metadata (`resource_metadata="…"`, RFC 9728 §5.1).
  * Source: docs/CONTRACT.md "Authentication"; docs/api-spec.md "Authentication".
  */
 export async function authenticate(
   ctx: Context,
   authenticator: Pick<Authenticate, 'execute'>,
   rateLimits: Pick<RateLimitPolicy, 'meterFor'>,
-  operation: OperationId,
+  operation: OperationId | undefined,
+  resourceMetadataUrl?: string,
 ): Promise<Caller | undefined> {
   const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
-  const result = await authenticator.execute({ apiKeys, authorizations, operation });
+  const result = await authenticator.execute({ apiKeys, authorizations, ...(operation !== undefined ? { operation } : {}) });
   if (result.ok) {
     // For the request's log line and span (pipeline/observe-request.ts).
     ctx.state['principal'] = result.value;
     return { principal: result.value, meter: rateLimits.meterFor(result.value), requestId: ctx.state['requestId'] as string };
   }
   const error = result.error;
+  // RFC 9728 §5.1: where the protected resource metadata of the resource is.
+  const challenge = resourceMetadataUrl === undefined ? WWW_AUTHENTICATE_REALM : `${WWW_AUTHENTICATE_REALM}, resource_metadata="${resourceMetadataUrl}"`;
   if (error.code === 'insufficient_scope') {
-    ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="insufficient_scope", scope="${error.requiredScope ?? ''}"`);
+    ctx.set('WWW-Authenticate', `${challenge}, error="insufficient_scope", scope="${error.requiredScope ?? ''}"`);
   } else if (error.code === 'missing_credential') {
-    ctx.set('WWW-Authenticate', WWW_AUTHENTICATE_REALM);
+    ctx.set('WWW-Authenticate', challenge);
   } else {
-    ctx.set('WWW-Authenticate', `${WWW_AUTHENTICATE_REALM}, error="invalid_token"`);
+    ctx.set('WWW-Authenticate', `${challenge}, error="invalid_token"`);
   }
   sendError(ctx, error);
   return undefined;

@@ -9,6 +9,7 @@ import { listConnectionsRoute } from './list-connections.js';
 import { listRunsRoute } from './list-runs.js';
 import { livezRoute } from './livez.js';
 import { llmsTxtRoute } from './llms-txt.js';
+import { mcpEndpointRoute, mcpResourceMetadataRoute } from './mcp-endpoint.js';
 import { openApiDocumentRoute } from './openapi-document.js';
 import { protectedResourceMetadataRoute } from './protected-resource-metadata.js';
 import { readyzRoute } from './readyz.js';
@@ -32,6 +33,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   listConnectionsRoute,
   getConnectionRoute,
   listRunsRoute,
+  mcpEndpointRoute,
+  mcpResourceMetadataRoute,
   openApiDocumentRoute,
   llmsTxtRoute,
   protectedResourceMetadataRoute,

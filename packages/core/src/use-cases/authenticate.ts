@@ -53,8 +53,13 @@ export interface AuthenticateInput {
   readonly apiKeys: readonly string[];
   /** Every `Authorization` header value. */
   readonly authorizations: readonly string[];
-  /** The operation being called. */
-  readonly operation: OperationId;
+  /**
+   * The operation being called: an OAuth token must be accepted by it and carry its scope.
+   * Absent: the credential is only identified (valid, known, not expired), for a door that
+   * authorizes each call later with the call's operation (the MCP endpoint, whose tools
+   * are different operations; docs/decisions.md "MCP").
+   */
+  readonly operation?: OperationId;
 }
 
 /** Codes {@link Authenticate} can produce. */
@@ -96,7 +101,8 @@ function kindOf(secret: string): CredentialKind | undefined {
  * - unknown prefix, unknown secret → `invalid_credential`;
  * - past `expires_at` → `expired_credential`;
  * - an access token on an operation that takes none → `unsupported_credential`;
- * - an access token without the operation's scope → `insufficient_scope` (403, RFC 6750).
+ * - an access token without the operation's scope → `insufficient_scope` (403, RFC 6750);
+ *   both only when `input.operation` is given.
  * Secrets are compared only as SHA-256 digests and never appear in an error.
  */
 export class Authenticate {
@@ -127,7 +133,7 @@ export class Authenticate {
     if (stored.expiresAt !== undefined && stored.expiresAt.getTime() <= this.clock.now().getTime()) {
       return err(domainError('expired_credential', 'The credential has expired.'));
     }
-    if (kind === 'oauth') {
+    if (kind === 'oauth' && input.operation !== undefined) {
       const scope = OAUTH_SCOPE_BY_OPERATION[input.operation];
       if (scope === undefined) {
         return err(domainError('unsupported_credential', 'This operation does not accept OAuth access tokens; use an API key.'));

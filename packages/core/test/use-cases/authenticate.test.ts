@@ -175,6 +175,24 @@ describe('Authenticate', function () {
     });
   });
 
+  describe('without an operation (a door that authorizes each call later: the MCP endpoint)', function () {
+    const identify = (headers: Headers) => w.authenticate.execute({ apiKeys: all(headers.apiKey), authorizations: all(headers.authorization) });
+
+    it('identifies a token whatever its scopes, with its scopes, for the call to be authorized later', async function () {
+      const bare = valueOf(await identify({ authorization: `Bearer ${BARE_TOKEN}` }));
+      expect(bare).to.include({ credentialId: 'tok_0', kind: 'oauth' });
+      expect([...valueOf(await identify({ authorization: `Bearer ${READ_TOKEN}` })).scopes]).to.deep.equal(['runs:read']);
+      expect(valueOf(await identify({ apiKey: API_KEY })).credentialId).to.equal('key_1');
+    });
+
+    it('still refuses what no operation would accept: none, unknown, a token in X-API-Key, two that differ', async function () {
+      expect(errorOf(await identify({})).code).to.equal('missing_credential');
+      expect(errorOf(await identify({ apiKey: 'svc-unknown-0000000000' })).code).to.equal('invalid_credential');
+      expect(errorOf(await identify({ apiKey: WRITE_TOKEN })).code).to.equal('unsupported_credential');
+      expect(errorOf(await identify({ apiKey: API_KEY, authorization: `Bearer ${OTHER_KEY}` })).code).to.equal('invalid_credential');
+    });
+  });
+
   describe('OAuth access tokens', function () {
     it('accepts a token with runs:write on startRun', async function () {
       const principal = valueOf(await authenticate({ authorization: `Bearer ${WRITE_TOKEN}` }, 'startRun'));

@@ -1,0 +1,179 @@
+import { domainError } from '@svc/core';
+import { contentEncodingParameter, headerRef, responseRef } from '../openapi/components.js';
+import { authenticate, credentialLines } from '../pipeline/authenticate.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { sendError } from '../pipeline/problem-details.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import { pathParam, requestHeader, type PublicRoute } from '../route.js';
+
+/**
+ * `{base_url}/.well-known/oauth-protected-resource/api/v1/agents/{agent_id}/mcp`: where
+ * the RFC 9728 metadata of an agent's MCP endpoint is (RFC 9728 §3.1: the well-known
+ * segment inserted before the resource's path). The id is percent-encoded, so the URL
+ * can go in a quoted header parameter whatever the path held.
+ */
+export function mcpResourceMetadataUrl(baseUrl: string, agentId: string): string {
+  return `${baseUrl}/.well-known/oauth-protected-resource/api/v1/agents/${encodeURIComponent(agentId)}/mcp`;
+}
+
+/**
+ * `POST /api/v1/agents/{agent_id}/mcp`: the agent's MCP endpoint (Streamable HTTP,
+ * stateless), served by the MCP door the composition root plugs in (`settings.mcp`,
+ * adapter-mcp). In the order of every operation (docs/decisions.md "Isolation between
+ * accounts"): the credential is identified (401 with `WWW-Authenticate: Bearer …,
+ * resource_metadata="…"`), the JSON body read (415, 413, 400 `invalid_json`), the agent
+ * found (404, the same for another account's agent), then the exchange is handed over
+ * with the raw Node request and response. Scopes, rate limits and domain errors belong
+ * to each `tools/call`. `GET` and `DELETE` (sessions and server-sent streams of stateful
+ * servers) answer 405. Source: docs/CONTRACT.md "MCP"; docs/decisions.md "MCP".
+ */
+export const mcpEndpointRoute: PublicRoute = {
+  kind: 'public',
+  operationId: 'callMcp',
+  method: 'POST',
+  paths: { main: ['/api/v1/agents/:agent_id/mcp'] },
+  handler: ({ useCases, settings, limits }) => {
+    const { authenticate: authenticator, rateLimits, findAgent } = useCases;
+    return async (ctx) => {
+      const agentId = pathParam(ctx, 'agent_id');
+      const caller = await authenticate(ctx, authenticator, rateLimits, undefined, mcpResourceMetadataUrl(settings.baseUrl, agentId));
+      if (caller === undefined) return;
+      const body = await jsonBody(ctx, limits.bodyLimitBytes);
+      const door = settings.mcp;
+      const agent = await findAgent.execute({ principal: caller.principal, agentId });
+      if (!agent.ok || door === undefined) {
+        sendError(ctx, agent.ok ? domainError('not_found', 'The agent was not found.') : agent.error);
+        return;
+      }
+      // The door writes the answer on the raw response: Koa stays out of it.
+      ctx.respond = false;
+      const res = ctx.res;
+      await door.handle({
+        req: ctx.req,
+        res,
+        agentId,
+        body,
+        principal: caller.principal,
+        credentials: credentialLines(ctx.req.rawHeaders),
+        route: { egressHeader: requestHeader(ctx, 'x-svc-egress') },
+        ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}),
+        charged: (meter) => {
+          if (meter.decision !== undefined && !res.headersSent) setRateLimitHeaders(res, meter.decision);
+        },
+      });
+    };
+  },
+  openapi: ({ limits, baseUrl }) => ({
+    operationId: 'callMcp',
+    tags: ['MCP'],
+    summary: "Call the agent's MCP endpoint",
+    description: [
+      'Model Context Protocol, Streamable HTTP transport, stateless: no `Mcp-Session-Id` is issued or needed, and any server instance answers any request. The body is one JSON-RPC 2.0 message; a request is answered with `application/json` (or `text/event-stream` when the client accepts only that), a notification or response with 202. Both protocol eras are served: 2026-07-28 and the 2025 revisions (`initialize`, then `tools/list` and `tools/call`).',
+      "Tools: `start_run` (this agent), `get_run`, `insert_record`, `update_record`; their input schemas are the REST bodies' JSON Schemas plus the path parameters (`connection_id`, `run_id`), their output schemas the core's schemas of the REST answer's `data` (`RunStartResult`, `Run`, `RowWriteResult`), which is their structured output. A domain error is a tool result with `isError: true` whose content (and `structuredContent`) is the problem details REST would answer.",
+      `Credentials and scopes as REST, per tool: \`start_run\` accepts an access token with \`runs:write\`, \`get_run\` with \`runs:read\`, the row writes only API keys; a token without the tool's scope gets a tool error \`insufficient_scope\`. Each \`tools/call\` is charged once to the credential's window (${limits.credential.limit} / ${limits.credential.windowSeconds} s), \`start_run\` also to the agent's (${limits.agent.limit} / ${limits.agent.windowSeconds} s), and answers with the rate-limit headers of that charge; over a limit the tool result is \`rate_limited\`. \`initialize\`, \`tools/list\`, \`ping\` and notifications are not charged. Row writes take the egress route with \`X-Svc-Egress: true\`.`,
+      `A missing or invalid credential answers 401 with \`WWW-Authenticate: Bearer realm="svc", resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/api/v1/agents/{agent_id}/mcp"\` (RFC 9728).`,
+    ].join('\n\n'),
+    security: [{ ApiKey: [] }, { BearerApiKey: [] }, { AccessToken: ['runs:write'] }, { AccessToken: ['runs:read'] }],
+    parameters: [
+      { name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } },
+      { name: 'X-Svc-Egress', in: 'header', required: false, description: 'Send `true` to route the row writes of this request through the stable egress route.', schema: { type: 'string', enum: ['true', 'false'] } },
+      contentEncodingParameter(limits),
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            description: 'One JSON-RPC 2.0 message of MCP (request, notification or response).',
+            required: ['jsonrpc'],
+            properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } },
+            examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_run', arguments: { run_id: '0b0c…' } } }],
+          },
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'The JSON-RPC response: a result (a tool result, `isError: true` for a domain error) or a JSON-RPC error.',
+        headers: { 'X-Request-Id': headerRef('X-Request-Id') },
+        content: {
+          'application/json': { schema: { type: 'object', description: 'JSON-RPC 2.0 response.', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: { type: 'object' }, error: { type: 'object' } } } },
+          'text/event-stream': { schema: { type: 'string', description: 'Server-sent events, each `data` a JSON-RPC message.' } },
+        },
+      },
+      '202': { description: 'A notification or a response was accepted; no body.', headers: { 'X-Request-Id': headerRef('X-Request-Id') } },
+      '400': responseRef('BadRequest'),
+      '401': {
+        description: 'Missing, invalid, expired or unsupported credential; `WWW-Authenticate` names the resource metadata (RFC 9728 §5.1).',
+        headers: { 'X-Request-Id': headerRef('X-Request-Id'), 'WWW-Authenticate': { description: '`Bearer realm="svc", resource_metadata="<url>"`, with `error="invalid_token"` for a credential that was sent.', schema: { type: 'string' } } },
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      },
+      '404': responseRef('NotFound'),
+      '406': { description: 'The `Accept` header admits neither `application/json` nor `text/event-stream` (JSON-RPC error body).' },
+      '413': responseRef('PayloadTooLarge'),
+      '415': responseRef('UnsupportedMediaType'),
+      '429': { description: 'Not answered at the HTTP level: a `tools/call` over a rate limit is a tool result with `isError: true` and the `rate_limited` problem details (`status: 429`); the answer carries the rate-limit headers.' },
+      '503': responseRef('ServiceUnavailable'),
+    },
+  }),
+};
+
+/**
+ * `GET /.well-known/oauth-protected-resource/api/v1/agents/{agent_id}/mcp`: the OAuth 2.0
+ * protected resource metadata (RFC 9728 §3) of an agent's MCP endpoint, named in its 401
+ * challenges. Public and the same for every id (it tells nothing about which agents
+ * exist); cacheable.
+ */
+export const mcpResourceMetadataRoute: PublicRoute = {
+  kind: 'public',
+  operationId: 'mcpProtectedResourceMetadata',
+  method: 'GET',
+  paths: { main: ['/.well-known/oauth-protected-resource/api/v1/agents/:agent_id/mcp'] },
+  handler: ({ settings, index, cacheMaxAgeSeconds }) => {
+    const scopes = index.authentication.methods[0]?.scopes_supported ?? [];
+    return (ctx) => {
+      const agentId = pathParam(ctx, 'agent_id');
+      ctx.set('Cache-Control', `public, max-age=${cacheMaxAgeSeconds}`);
+      ctx.status = 200;
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify({
+        // RFC 9728 §3.3: the resource identifier is the URL the metadata was derived from.
+        resource: `${settings.baseUrl}/api/v1/agents/${encodeURIComponent(agentId)}/mcp`,
+        scopes_supported: scopes,
+        bearer_methods_supported: ['header'],
+        resource_name: `${index.name} MCP endpoint of agent ${agentId}`,
+        resource_documentation: index.documentation_url,
+      });
+    };
+  },
+  openapi: () => ({
+    operationId: 'mcpProtectedResourceMetadata',
+    tags: ['MCP'],
+    summary: "OAuth protected resource metadata of an agent's MCP endpoint (RFC 9728)",
+    description: 'Public, the same for any `agent_id`: `resource` (the endpoint URL), `scopes_supported`, `bearer_methods_supported` (`header`), `resource_name`, `resource_documentation`. Named by `resource_metadata` in the endpoint\'s 401 challenges.',
+    security: [],
+    parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }],
+    responses: {
+      '200': {
+        description: 'The metadata document.',
+        headers: { 'X-Request-Id': headerRef('X-Request-Id'), 'Cache-Control': { description: '`public, max-age=<seconds>`.', schema: { type: 'string' } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['resource', 'scopes_supported', 'bearer_methods_supported'],
+              properties: {
+                resource: { type: 'string', format: 'uri' },
+                scopes_supported: { type: 'array', items: { type: 'string' } },
+                bearer_methods_supported: { type: 'array', items: { type: 'string' } },
+                resource_name: { type: 'string' },
+                resource_documentation: { type: 'string', format: 'uri' },
+              },
+            },
+          },
+        },
+      },
+    },
+  }),
+};
