@@ -336,7 +336,7 @@ export const configSchema = {
     },
     deprecations: {
       type: 'object',
-      propertyNames: { enum: ['describeApi', 'insertRecord', 'updateRecord', 'startRun', 'getRun', 'listRuns'] },
+      propertyNames: { enum: ['describeApi', 'insertRecord', 'updateRecord', 'startRun', 'getRun', 'listRuns', 'listAgents', 'getAgent', 'listConnections', 'getConnection'] },
       additionalProperties: {
         type: 'object',
         additionalProperties: false,

@@ -221,6 +221,8 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
         mcpJson('tools/call start_run', MCP_START),
         mcpJson('tools/call start_run, key as a bearer', MCP_START, B.bearerKey),
         mcpJson('tools/call insert_record on A\'s connection', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'insert_record', arguments: { connection_id: SQL_A, ...INSERT } } }),
+        mcpJson('tools/call list_runs of A\'s agent', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'list_runs', arguments: { agent_id: AGENTS.spare } } }),
+        mcpJson('tools/call list_connections', { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'list_connections', arguments: {} } }),
         mcpJson('an unknown method', { jsonrpc: '2.0', id: 4, method: 'no/such' }),
         mcpJson('a scalar body', 42),
         raw('unreadable JSON', '{"jsonrpc":', 'application/json'),

@@ -61,12 +61,12 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     await dir?.remove();
   });
 
-  it('initializes (2025 handshake) without a session id and lists the four tools with the core schemas', async function () {
+  it('initializes (2025 handshake) without a session id and lists the six tools with the core schemas', async function () {
     const client = await open(base, AGENTS.main, apiKey(SECRETS.keyA));
     expect(client.getProtocolEra()).to.equal('legacy');
     expect(client.getServerVersion()?.name).to.equal('svc');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).to.deep.equal(['start_run', 'get_run', 'insert_record', 'update_record']);
+    expect(tools.map((t) => t.name)).to.deep.equal(['start_run', 'get_run', 'list_runs', 'list_connections', 'insert_record', 'update_record']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName['get_run']?.inputSchema).to.deep.include({ type: 'object', required: ['run_id'] });
     expect(byName['insert_record']?.inputSchema.required).to.deep.equal(['connection_id', 'entity', 'values']);
@@ -84,7 +84,7 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     expect(client.getProtocolEra()).to.equal('modern');
     expect(client.getNegotiatedProtocolVersion()).to.equal('2026-07-28');
     const { tools } = await client.listTools();
-    expect(tools).to.have.length(4);
+    expect(tools).to.have.length(6);
     const started = dataOf<{ run_id: string }>(await client.callTool({ name: 'start_run', arguments: { message: 'modern era' } }));
     expect(dataOf<{ run_id: string; status: string }>(await client.callTool({ name: 'get_run', arguments: { run_id: started.run_id } }))).to.include({ run_id: started.run_id, status: 'queued' });
     expect(problemOf(await client.callTool({ name: 'get_run', arguments: { run_id: 'nope' } }))).to.include({ code: 'not_found' });
@@ -102,6 +102,48 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     expect(restRun).to.include({ run_id: started.run_id, agent_id: AGENTS.main, status: 'queued' });
     const viaMcp = dataOf<Record<string, unknown>>(await client.callTool({ name: 'get_run', arguments: { run_id: started.run_id } }));
     expect(viaMcp).to.deep.equal(restRun);
+  });
+
+  it('a run start_run made is listed by list_runs and by GET /api/v1/runs?agent_id=, as its status_url shows it (issue 15, Done when)', async function () {
+    const client = await open(base, AGENTS.spare, apiKey(SECRETS.keyA));
+    dataOf(await client.callTool({ name: 'start_run', arguments: { message: 'an earlier run' } }));
+    const started = dataOf<{ run_id: string; status_url: string }>(await client.callTool({ name: 'start_run', arguments: { message: 'listed' } }));
+    const atStatusUrl = (await call(base, 'GET', new URL(started.status_url).pathname, { headers: apiKey(SECRETS.keyA) })).body as { data: { run_id: string } };
+    const rest = await call(base, 'GET', `/api/v1/runs?agent_id=${AGENTS.spare}&limit=100`, { headers: apiKey(SECRETS.keyA) });
+    expect(rest.status).to.equal(200);
+    const restList = rest.body as { data: { run_id: string }[]; next_cursor: string | null };
+    const listedByRest = restList.data.find((r) => r.run_id === started.run_id);
+    expect(listedByRest, 'listed by REST').to.deep.equal(atStatusUrl.data);
+    const viaMcp = dataOf<{ data: { run_id: string }[]; next_cursor: string | null }>(await client.callTool({ name: 'list_runs', arguments: { agent_id: AGENTS.spare, limit: 100 } }));
+    expect(viaMcp).to.deep.equal(restList);
+    expect(viaMcp.data[0]?.run_id, 'newest first').to.equal(started.run_id);
+    // Paging with next_cursor, and a cursor of other filters refused like REST.
+    const first = dataOf<{ data: unknown[]; next_cursor: string | null }>(await client.callTool({ name: 'list_runs', arguments: { agent_id: AGENTS.spare, limit: 1 } }));
+    expect(first.data).to.have.length(1);
+    expect(first.next_cursor).to.be.a('string');
+    const second = dataOf<{ data: unknown[] }>(await client.callTool({ name: 'list_runs', arguments: { agent_id: AGENTS.spare, limit: 1, cursor: first.next_cursor } }));
+    expect(second.data).to.have.length(1).and.not.deep.equal(first.data);
+    expect(problemOf(await client.callTool({ name: 'list_runs', arguments: { limit: 1, cursor: first.next_cursor } }))).to.include({ status: 400, code: 'invalid_cursor' });
+    expect(problemOf(await client.callTool({ name: 'list_runs', arguments: { status: 'done' } }))).to.include({ status: 400, code: 'validation_failed', detail: 'query parameter status: must be one of queued, running, succeeded, failed, cancelled' });
+    // B's list never shows A's run.
+    const ofB = dataOf<{ data: { run_id: string }[] }>(await (await open(base, AGENT_B, apiKey(SECRETS.keyB))).callTool({ name: 'list_runs', arguments: { limit: 100 } }));
+    expect(ofB.data.map((r) => r.run_id)).not.to.include(started.run_id);
+  });
+
+  it("list_connections answers the REST list wrapped with its next_cursor, the account's own only, API keys only", async function () {
+    const client = await open(base, AGENTS.main, apiKey(SECRETS.keyA));
+    const rest = await call(base, 'GET', '/api/v1/connections?limit=100', { headers: apiKey(SECRETS.keyA) });
+    const viaMcp = dataOf<{ data: { connection_id: string }[]; next_cursor: string | null }>(await client.callTool({ name: 'list_connections', arguments: {} }));
+    expect(viaMcp).to.deep.equal({ data: rest.body, next_cursor: null });
+    expect(viaMcp.data.map((c) => c.connection_id)).to.include(SQL_A);
+    const one = dataOf<{ data: unknown[]; next_cursor: string | null }>(await client.callTool({ name: 'list_connections', arguments: { limit: 1 } }));
+    expect(one.data).to.have.length(1);
+    expect(one.next_cursor).to.be.a('string');
+    const ofB = dataOf<{ data: { connection_id: string }[] }>(await (await open(base, AGENT_B, apiKey(SECRETS.keyB))).callTool({ name: 'list_connections', arguments: {} }));
+    expect(ofB.data.map((c) => c.connection_id)).not.to.include(SQL_A);
+    expect(problemOf(await client.callTool({ name: 'list_connections', arguments: { limit: 0 } }))).to.include({ status: 400, code: 'validation_failed' });
+    const token = await open(base, AGENTS.main, bearer(SECRETS.tokenWrite));
+    expect(problemOf(await token.callTool({ name: 'list_connections', arguments: {} }))).to.include({ status: 401, code: 'unsupported_credential' });
   });
 
   it('insert_record and update_record write through the core (visible to a REST update of the same row)', async function () {
@@ -146,7 +188,7 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
 
   it('row writes need an API key and start_run the runs:write scope: a tool error, as REST refuses', async function () {
     const client = await open(base, AGENTS.main, bearer(SECRETS.tokenNoScope));
-    expect(await client.listTools()).to.have.property('tools').with.length(4);
+    expect(await client.listTools()).to.have.property('tools').with.length(6);
     const scope = problemOf(await client.callTool({ name: 'start_run', arguments: { message: 'x' } }));
     expect(scope).to.include({ status: 403, code: 'insufficient_scope' });
     const writer = await open(base, AGENTS.main, bearer(SECRETS.tokenWrite));

@@ -29,7 +29,7 @@ Every operation hangs off ${index.base_url}/api/${index.version}. Send an API ke
 - GET ${r['agents'] ?? ''}?limit=1..100&cursor=...: your agents → 200 {"data": [...], "next_cursor"}, next page also in Link: rel="next"; GET ${r['agent'] ?? ''}: one agent (name, description, run_url, mcp_url) (API keys only)
 - GET ${r['connections'] ?? ''}?limit=&cursor=: your connections as a bare JSON array, next page only in Link: rel="next"; GET ${r['connection'] ?? ''}: one connection (type, writable, egress_source_address, records_url) (API keys only)
 - GET ${r['run_list'] ?? ''}?agent_id=&status=&limit=&cursor=: your runs, newest first → 200 {"data": [...], "next_cursor": "..." | null}; limit 1-100 (default 20); the next page is also in Link: <...>; rel="next"
-- POST ${index.base_url}/api/${index.version}/agents/{agent_id}/mcp: the agent's MCP endpoint (Streamable HTTP, stateless), tools start_run, get_run, insert_record, update_record with the same credentials, scopes and limits; a domain error is a tool result with isError and the problem details
+- POST ${index.base_url}/api/${index.version}/agents/{agent_id}/mcp: the agent's MCP endpoint (Streamable HTTP, stateless), tools start_run, get_run, list_runs, list_connections, insert_record, update_record with the same credentials, scopes and limits; a domain error is a tool result with isError and the problem details
 
 ## Limits
 

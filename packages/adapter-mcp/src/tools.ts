@@ -1,5 +1,8 @@
 import {
+  connectionViewSchema,
   filesRunBodySchema,
+  MAX_PAGE_LIMIT,
+  RUN_STATUSES,
   insertRecordBodySchema,
   messageRunBodySchema,
   rowWriteResultSchema,
@@ -11,6 +14,9 @@ import {
   type DomainError,
   type GetRun,
   type InsertRecord,
+  type ListConnections,
+  type ListPage,
+  type ListRuns,
   type OperationId,
   type Principal,
   type RecordWriteInput,
@@ -29,6 +35,8 @@ export interface McpToolUseCases {
   readonly getRun: Pick<GetRun, 'execute'>;
   readonly insertRecord: Pick<InsertRecord, 'execute'>;
   readonly updateRecord: Pick<UpdateRecord, 'execute'>;
+  readonly listRuns: Pick<ListRuns, 'execute'>;
+  readonly listConnections: Pick<ListConnections, 'execute'>;
 }
 
 /** Who calls a tool, and where: what the REST door passes to the same use case. */
@@ -192,9 +200,99 @@ export const updateRecordTool: McpTool = {
   },
 };
 
+/** `limit` and `cursor` of a list tool: the REST query parameters, `limit` a JSON integer. */
+const pagingProperties = {
+  limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: 20, description: `Items per page, 1..${MAX_PAGE_LIMIT} (default 20).` },
+  cursor: { type: 'string', description: 'The `next_cursor` of the previous page, as given; absent: the first page.' },
+} as const;
+
 /**
- * The tools every agent's endpoint serves, in `tools/list` order. `list_runs` and
- * `list_connections` (docs/CONTRACT.md "MCP") join as one entry each once their use
- * cases exist.
+ * A list tool's structured output: `{data: [item], next_cursor}`. MCP structured content
+ * is a JSON object, so the list is always wrapped here, also where REST answers a bare
+ * array (the connection list), and the next page's cursor, which REST gives in
+ * `Link: rel="next"` (and `next_cursor` where its body is wrapped), is `next_cursor`.
+ * Source: docs/decisions.md "MCP".
  */
-export const MCP_TOOLS: readonly McpTool[] = [startRunTool, getRunTool, insertRecordTool, updateRecordTool];
+function listOutputSchema(item: JsonObject, order: string): JsonObject {
+  return {
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    properties: {
+      data: { type: 'array', maxItems: MAX_PAGE_LIMIT, items: embedded(item), description: order },
+      next_cursor: { type: ['string', 'null'], description: 'Pass it as `cursor` for the next page; `null` on the last page.' },
+    },
+  };
+}
+
+/**
+ * The query arguments of a list tool as the use case reads them: each a string when
+ * given (`limit` a number), else `validation_failed` naming it after charging the call.
+ */
+async function queryArguments<N extends string>(meter: RequestMeter, args: Record<string, unknown>, names: readonly N[]): Promise<Result<Partial<Record<N, string>>, DomainError>> {
+  const out: Partial<Record<N, string>> = {};
+  for (const name of names) {
+    const value = args[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') return missingArgument(meter, name, value);
+    out[name] = value;
+  }
+  return { ok: true, value: out };
+}
+
+/** `limit` as sent: a JSON number as it is, anything else as text; the use case refuses all but a whole 1..100 naming `/limit`. */
+function limitArgument(args: Record<string, unknown>): { readonly limit?: number | string } {
+  const limit = args['limit'];
+  return limit === undefined ? {} : { limit: typeof limit === 'number' ? limit : String(limit) };
+}
+
+function listAnswer<T>(result: Result<ListPage<T>, DomainError>): Result<unknown, DomainError> {
+  return result.ok ? { ok: true, value: { data: result.value.items, next_cursor: result.value.nextCursor ?? null } } : result;
+}
+
+/** `list_runs`: core `ListRuns`; `GET /api/v1/runs?agent_id=&status=&limit=&cursor=` as `{data, next_cursor}`. */
+export const listRunsTool: McpTool = {
+  name: 'list_runs',
+  title: 'List runs',
+  description:
+    "Lists your account's runs, newest first, each as `get_run` shows it; `agent_id` (e.g. this endpoint's agent) and `status` filter them. Page with `limit` (1..100, default 20) and the previous page's `next_cursor` as `cursor` until it is null; a page may be short while it is not. Same rules as `GET /api/v1/runs`; takes OAuth tokens with `runs:read`.",
+  operation: 'listRuns',
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      agent_id: { type: 'string', description: "Only this agent's runs; one your account does not have gives an empty list." },
+      status: { type: 'string', enum: [...RUN_STATUSES], description: 'Only runs with this status, as each page is read.' },
+      ...pagingProperties,
+    },
+  },
+  outputSchema: listOutputSchema(runViewSchema, 'Runs, newest first (`created_at` descending, then `run_id`).'),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  call: async ({ listRuns }, call, args) => {
+    const query = await queryArguments(call.meter, args, ['agent_id', 'status', 'cursor'] as const);
+    if (!query.ok) return query;
+    const { agent_id: agentId, status, cursor } = query.value;
+    const page = { ...limitArgument(args), ...(cursor !== undefined ? { cursor } : {}) };
+    return listAnswer(await listRuns.execute({ principal: call.principal, meter: call.meter, page, ...(agentId !== undefined ? { agentId } : {}), ...(status !== undefined ? { status } : {}) }));
+  },
+};
+
+/** `list_connections`: core `ListConnections`; `GET /api/v1/connections` as `{data, next_cursor}`. */
+export const listConnectionsTool: McpTool = {
+  name: 'list_connections',
+  title: 'List connections',
+  description:
+    "Lists your account's connections in ascending `connection_id` order: type, name, whether rows can be written (`writable`, SQL Server only), the `egress_source_address` to allowlist, and `records_url`; never a host, user name or password. Page with `limit` and `cursor` (the previous page's `next_cursor`). Same rules as `GET /api/v1/connections`; API keys only.",
+  operation: 'listConnections',
+  inputSchema: { type: 'object', additionalProperties: false, properties: { ...pagingProperties } },
+  outputSchema: listOutputSchema(connectionViewSchema, 'Connections, in ascending `connection_id` order.'),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  call: async ({ listConnections }, call, args) => {
+    const query = await queryArguments(call.meter, args, ['cursor'] as const);
+    if (!query.ok) return query;
+    const { cursor } = query.value;
+    return listAnswer(await listConnections.execute({ principal: call.principal, meter: call.meter, page: { ...limitArgument(args), ...(cursor !== undefined ? { cursor } : {}) } }));
+  },
+};
+
+/** The tools every agent's endpoint serves, in `tools/list` order (docs/CONTRACT.md "MCP"). */
+export const MCP_TOOLS: readonly McpTool[] = [startRunTool, getRunTool, listRunsTool, listConnectionsTool, insertRecordTool, updateRecordTool];
