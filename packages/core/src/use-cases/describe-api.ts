@@ -170,7 +170,7 @@ export class DescribeApi {
             credential_creation: 'available_after_account_access',
             account_access: 'invite_required',
             flow:
-              'Send an API key (svc-...) in X-API-Key or as Authorization: Bearer. Run operations also accept an OAuth access token (svcpt_...) as Authorization: Bearer, with scope runs:write to start a run and runs:read to read one.',
+              'Send an API key (svc-...) in X-API-Key or as Authorization: Bearer. Run operations also accept an OAuth access token (svcpt_...) as Authorization: Bearer, with scope runs:write to start a run (also through an agent\'s MCP endpoint) and runs:read to read or list runs.',
             metadata_url: s.oauthMetadataUrl,
             scopes_supported: [...SUPPORTED_SCOPES],
           },
@@ -212,6 +212,7 @@ export class DescribeApi {
         connections: `${api}/connections`,
         connection: `${api}/connections/{connection_id}`,
         run_list: `${api}/runs`,
+        agent_mcp: `${api}/agents/{agent_id}/mcp`,
       },
       description: s.description,
       llms_txt_url: s.llmsTxtUrl,

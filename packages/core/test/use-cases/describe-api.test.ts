@@ -145,6 +145,7 @@ describe('DescribeApi', function () {
       connections: `${BASE}/api/v1/connections`,
       connection: `${BASE}/api/v1/connections/{connection_id}`,
       run_list: `${BASE}/api/v1/runs`,
+      agent_mcp: `${BASE}/api/v1/agents/{agent_id}/mcp`,
     });
     for (const [name, url] of Object.entries(index.resources)) expect(isAbsoluteUrl(url), name).to.equal(true);
   });
