@@ -38,10 +38,10 @@ export function devAccount(now: Date = new Date()): DevAccount {
       oauthTokens: [
         { id: 'tok_dev', sha256: sha256Hex(accessToken), scopes: ['runs:write', 'runs:read'], expiresAt: new Date(now.getTime() + 24 * 3600 * 1000) },
       ],
-      agents: [{ id: DEV_AGENT_ID, name: 'Demo agent' }],
+      agents: [{ id: DEV_AGENT_ID, name: 'Demo agent', description: 'The demo processor: finishes a run in about half a second; a message containing [fail] ends it failed.' }],
       connections: [
-        { id: DEV_SQLSERVER_CONNECTION_ID, type: 'sqlserver' },
-        { id: DEV_POSTGRESQL_CONNECTION_ID, type: 'postgresql' },
+        { id: DEV_SQLSERVER_CONNECTION_ID, type: 'sqlserver', name: 'Demo SQL Server (in memory)' },
+        { id: DEV_POSTGRESQL_CONNECTION_ID, type: 'postgresql', name: 'Demo PostgreSQL (read only)' },
       ],
     },
   };
