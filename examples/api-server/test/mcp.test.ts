@@ -255,9 +255,16 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     expect(refused.headers.get('ratelimit-remaining')).to.equal('0');
     const result = (refused.body as { result: CallToolResult }).result;
     expect(problemOf(result)).to.include({ status: 429, code: 'rate_limited' });
+    // Every other message is charged once too, to the credential's window only.
     const tools = await rpc(base, AGENTS.limit, headers, { jsonrpc: '2.0', id: 5, method: 'tools/list' });
     expect(tools.status).to.equal(200);
-    expect(tools.headers.get('ratelimit-limit'), 'tools/list is not charged').to.equal(null);
+    expect(tools.headers.get('ratelimit-limit'), 'tools/list is charged to the credential').to.equal('600');
+    const before = Number(tools.headers.get('ratelimit-remaining'));
+    const ping = await rpc(base, AGENTS.limit, headers, { jsonrpc: '2.0', id: 6, method: 'ping' });
+    expect(Number(ping.headers.get('ratelimit-remaining')), 'ping: one more').to.equal(before - 1);
+    const missingAgent = await rpc(base, 'agent_nobody', headers, { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    expect(missingAgent.status).to.equal(404);
+    expect(Number(missingAgent.headers.get('ratelimit-remaining')), 'a 404 is charged as REST charges it').to.equal(before - 2);
   });
 
   it('GET and DELETE answer 405 (stateless: no server-sent stream, no session)', async function () {

@@ -66,14 +66,29 @@ export interface McpDoorExchange {
   /** The route of row writes: the raw `X-Svc-Egress` header, as REST passes it. */
   readonly route: NonNullable<RecordWriteInput['route']>;
   readonly requestId?: string;
+  /**
+   * The request's rate-limit charge (core `RequestMeter`). Already charged by the HTTP
+   * adapter unless the body is one tool call ({@link McpDoor.isToolCall}): then the tool
+   * call charges it, through its use case, exactly once.
+   */
+  readonly meter: RequestMeter;
   /** Sets the rate-limit headers of a charged tool call on the answer. */
   readonly charged: (meter: RequestMeter) => void;
+  /** Sets `Retry-After` on the answer: a tool call met a lost dependency (its result is `service_unavailable`). */
+  readonly unavailable: () => void;
 }
 
 /** The MCP endpoint the main listener mounts at `/api/v1/agents/{agent_id}/mcp` (adapter-mcp's `McpEndpoint`). */
 export interface McpDoor {
   /** Answers the exchange on its raw Node response (status, headers, JSON or SSE body). */
   handle(exchange: McpDoorExchange): Promise<void>;
+  /**
+   * True when `body` is one JSON-RPC `tools/call` of a tool the endpoint serves: that call
+   * charges the request (its use case knows whether the agent's window applies). Every
+   * other message (`initialize`, `tools/list`, `ping`, notifications, an unknown tool, a
+   * batch) is charged by the HTTP adapter before the exchange is handed over.
+   */
+  isToolCall(body: unknown): boolean;
 }
 
 /** Names of the operations that can be marked deprecated. */

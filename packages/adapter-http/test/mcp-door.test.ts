@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ExactNumber } from '@svc/core';
 import type { McpDoorExchange } from '@svc/adapter-http';
+import { expectRateLimitHeaders } from '../../../tools/test-support/http.js';
 import { AGENT_ID, apiKey, BASE_URL, bearer, call, FOREIGN_AGENT_ID, SECRETS, startApps, type RunningApps } from './support/harness.js';
 
 const mcpPath = (agent: string = AGENT_ID): string => `/api/v1/agents/${agent}/mcp`;
@@ -20,8 +21,13 @@ describe('adapter-http: the MCP endpoint mount', function () {
         mcp: {
           handle: async (exchange) => {
             handed.push(exchange);
+            // A tool call charges the request itself (the door's use case); the recording door charges it here.
+            if (!exchange.meter.charged) await exchange.meter.charge();
+            exchange.charged(exchange.meter);
+            if ((exchange.body as { params?: { name?: unknown } }).params?.name === 'lost') exchange.unavailable();
             exchange.res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
           },
+          isToolCall: (body) => (body as { method?: unknown } | null)?.method === 'tools/call',
         },
       },
     });
@@ -76,6 +82,19 @@ describe('adapter-http: the MCP endpoint mount', function () {
     expect(broken.status).to.equal(400);
     expect(broken.body).to.include({ code: 'invalid_json' });
     expect(handed).to.have.length(0);
+    // Charged once like any authenticated request, with its headers.
+    expectRateLimitHeaders(text, true);
+    expect(Number(broken.headers.get('ratelimit-remaining'))).to.equal(Number(text.headers.get('ratelimit-remaining')) - 1);
+  });
+
+  it('charges every message but one tool call before the exchange (the tool call charges itself); Retry-After when the door says a dependency is lost', async function () {
+    const list = await call(apps.url, 'POST', mcpPath(), { headers: apiKey(SECRETS.keyA), json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    expect(list.status).to.equal(200);
+    expect(handed[0]?.meter.charged, 'tools/list: charged by the HTTP adapter').to.equal(true);
+    const toolCall = await call(apps.url, 'POST', mcpPath(), { headers: apiKey(SECRETS.keyA), json: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'lost' } } });
+    expect(Number(toolCall.headers.get('ratelimit-remaining')), 'the tool call charged once').to.equal(Number(list.headers.get('ratelimit-remaining')) - 1);
+    expect(toolCall.headers.get('retry-after')).to.equal('5');
+    expect(list.headers.get('retry-after')).to.equal(null);
   });
 
   it("another account's agent and a missing one: the same 404; nothing handed over", async function () {

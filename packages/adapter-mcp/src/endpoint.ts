@@ -94,14 +94,29 @@ export interface McpExchange {
   readonly route: NonNullable<RecordWriteInput['route']>;
   /** `X-Request-Id` of the request. */
   readonly requestId?: string;
+  /**
+   * The request's rate-limit charge: every authenticated request is charged exactly once
+   * (docs/CONTRACT.md "Rate limits"). When the body is one tool call
+   * ({@link McpEndpoint.isToolCall}) the door leaves it uncharged and the call charges it
+   * through its use case (with the agent's window for `start_run`); otherwise the door
+   * charged it before the exchange, and each call of a batch gets a meter of its own.
+   */
+  readonly meter: RequestMeter;
   /** Called once a tool call's meter was charged, before the answer's headers are written (the door adds rate-limit headers). */
   readonly charged?: (meter: RequestMeter) => void;
+  /** Called when a tool call met a lost dependency, before the answer's headers are written (the door adds `Retry-After`). */
+  readonly unavailable?: () => void;
 }
 
 /** The MCP endpoint of every agent: {@link McpEndpoint.handle} serves one exchange. */
 export interface McpEndpoint {
   /** Answers one `POST` with the SDK's stateless Streamable HTTP serving. */
   handle(exchange: McpExchange): Promise<void>;
+  /**
+   * True when `body` is one JSON-RPC `tools/call` (not a batch) of a tool this endpoint
+   * serves: the call charges the exchange's meter itself. The door charges every other message.
+   */
+  isToolCall(body: unknown): boolean;
   /** Aborts exchanges in flight (shutdown). */
   close(): Promise<void>;
 }
@@ -135,7 +150,8 @@ function exchangeOf(ctx: McpRequestContext): McpExchange {
  * that operation's scope; row writes take API keys only), charged once to the credential's
  * window (and `start_run` to the agent's), and answered with the REST answer's `data` as
  * structured content, or `isError: true` with the problem details REST would answer.
- * `initialize`, `tools/list` and notifications charge nothing. Source: docs/CONTRACT.md "MCP".
+ * Every other message is charged by the door before the exchange ({@link McpExchange.meter}).
+ * Source: docs/CONTRACT.md "MCP".
  */
 export function createMcpEndpoint(useCases: McpUseCases, settings: McpEndpointSettings): McpEndpoint {
   const tools = (settings.tools ?? MCP_TOOLS).map((tool) => ({
@@ -145,6 +161,7 @@ export function createMcpEndpoint(useCases: McpUseCases, settings: McpEndpointSe
     output: fromJsonSchema(tool.outputSchema as JsonSchemaType, ADVERTISE_ONLY),
   }));
   const logger = settings.logger ?? silentLogger;
+  const toolNames = new Set(tools.map(({ tool }) => tool.name));
 
   const toolError = (exchange: McpExchange, code: McpProblemCode, detail: string, errors?: readonly ValidationIssue[]): CallToolResult => {
     const problem = settings.problemOf(code, detail, { errors, requestId: exchange.requestId });
@@ -153,10 +170,14 @@ export function createMcpEndpoint(useCases: McpUseCases, settings: McpEndpointSe
   const domainToolError = (exchange: McpExchange, error: DomainError): CallToolResult => toolError(exchange, error.code, error.detail, error.errors);
 
   async function callTool(tool: McpTool, exchange: McpExchange, args: Record<string, unknown>): Promise<CallToolResult> {
-    const principal = await useCases.authenticate.execute({ ...exchange.credentials, operation: tool.operation });
-    if (!principal.ok) return domainToolError(exchange, principal.error);
-    const meter = useCases.rateLimits.meterFor(principal.value);
+    // The request's meter when this call is the request; a call of a batch (whose request
+    // the door charged) gets one of its own.
+    let meter = exchange.meter;
     try {
+      const principal = await useCases.authenticate.execute({ ...exchange.credentials, operation: tool.operation });
+      if (meter.charged && principal.ok) meter = useCases.rateLimits.meterFor(principal.value);
+      // Refused for this tool (scope, kind): the request is charged all the same, in `finally`.
+      if (!principal.ok) return domainToolError(exchange, principal.error);
       const call = { principal: principal.value, meter, agentId: exchange.agentId, route: exchange.route, ...(exchange.requestId !== undefined ? { requestId: exchange.requestId } : {}) };
       const result = await tool.call(useCases, call, args ?? {});
       if (!meter.charged) {
@@ -168,14 +189,16 @@ export function createMcpEndpoint(useCases: McpUseCases, settings: McpEndpointSe
       const data = result.value as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
     } catch (error) {
-      if (!meter.charged) await meter.charge().catch(() => undefined);
       if (error instanceof DependencyUnavailableError) {
         logger.warn({ tool: tool.name, error_type: errorTypeOf(error), request_id: exchange.requestId }, 'mcp tool call: dependency unavailable');
-        return toolError(exchange, 'service_unavailable', 'A service this call needs is unavailable; retry later.');
+        exchange.unavailable?.();
+        return toolError(exchange, 'service_unavailable', 'A service this call needs is unavailable; nothing was done. Retry after the Retry-After seconds.');
       }
       logger.error({ tool: tool.name, error_type: errorTypeOf(error), request_id: exchange.requestId }, 'mcp tool call failed');
       return toolError(exchange, 'internal_error', 'The call failed.');
     } finally {
+      // Every request is charged once, also when the call was refused or failed before its use case charged.
+      if (!meter.charged) await meter.charge().catch(() => undefined);
       exchange.charged?.(meter);
     }
   }
@@ -227,6 +250,13 @@ export function createMcpEndpoint(useCases: McpUseCases, settings: McpEndpointSe
       };
       const req = Object.assign(exchange.req, { auth });
       await serve(req as unknown as Parameters<typeof serve>[0], exchange.res, exchange.body);
+    },
+    isToolCall(body) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+      const { method, params } = body as { method?: unknown; params?: unknown };
+      if (method !== 'tools/call' || typeof params !== 'object' || params === null) return false;
+      const name = (params as { name?: unknown }).name;
+      return typeof name === 'string' && toolNames.has(name);
     },
     close: () => modern.close(),
   };

@@ -22,6 +22,8 @@ const TOKEN_READ = 'svcpt_mcp-adapter-test-token-read-0001';
 const BASE_URL = 'https://api.mcp.example.test';
 const CONNECTION_ID = aConnection().connectionId;
 const AGENT_ID = anAgent().agentId;
+/** How often the endpoint told the test door that a tool call met a lost dependency. */
+let unavailableCalls = 0;
 
 /** The problem details a test door builds: what adapter-http's `problemOf` builds, reduced. */
 const problemOf = (code: McpProblemCode, detail: string, extra: { errors?: readonly ValidationIssue[] | undefined; requestId?: string | undefined }) => ({
@@ -48,7 +50,23 @@ async function serve(core: Core, endpoint: McpEndpoint, rewrite: (body: unknown)
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = rewrite(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    await endpoint.handle({ req, res, agentId: AGENT_ID, body, principal: principal.value, credentials: { apiKeys, authorizations }, route: { egressHeader: req.headers['x-svc-egress'] as string | undefined }, requestId: 'req-1' });
+    // As the HTTP adapter does: a message other than one tool call is charged before the exchange.
+    const meter = core.rateLimits.meterFor(principal.value);
+    if (!endpoint.isToolCall(body)) await meter.charge();
+    await endpoint.handle({
+      req,
+      res,
+      agentId: AGENT_ID,
+      body,
+      principal: principal.value,
+      credentials: { apiKeys, authorizations },
+      route: { egressHeader: req.headers['x-svc-egress'] as string | undefined },
+      requestId: 'req-1',
+      meter,
+      unavailable: () => {
+        unavailableCalls += 1;
+      },
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
@@ -64,6 +82,7 @@ describe('adapter-mcp: the endpoint on the core use cases', function () {
   let logger: RecordingLogger;
 
   async function start(rewrite?: (body: unknown) => unknown, queue?: FailingRunQueue): Promise<void> {
+    unavailableCalls = 0;
     writer = new InMemoryRecordWriter();
     writer.defineTable('dbo.orders', ['id', 'amount', 'note']);
     runs = new InMemoryRuns();
@@ -157,7 +176,12 @@ describe('adapter-mcp: the endpoint on the core use cases', function () {
     await start(undefined, queue);
     const result = await client.callTool({ name: 'start_run', arguments: { message: 'x' } });
     expect(result.isError).to.equal(true);
-    expect(result.structuredContent).to.deep.equal({ code: 'service_unavailable', detail: 'A service this call needs is unavailable; retry later.', request_id: 'req-1' });
+    expect(result.structuredContent).to.deep.equal({
+      code: 'service_unavailable',
+      detail: 'A service this call needs is unavailable; nothing was done. Retry after the Retry-After seconds.',
+      request_id: 'req-1',
+    });
+    expect(unavailableCalls, 'the door is told, to set Retry-After').to.equal(1);
     expect(logger.lines.map((l) => l.message)).to.include('mcp tool call: dependency unavailable');
   });
 });

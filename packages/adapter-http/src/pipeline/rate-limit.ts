@@ -19,8 +19,17 @@ import { sendError, sendJson } from './problem-details.js';
  * - the handler threw anything else (a lost dependency: 503, a bug: 500) before
  *   charging: charged here too, and the throw passes on with the headers; a charge that
  *   itself fails (the store is lost as well) is dropped so the first failure answers.
+ *
+ * @param deferred - asked when the handler finished without charging: true leaves the
+ *   charge to what follows the stage (an MCP tool call, charged by its use case); default
+ *   never.
  */
-export async function meteredRoute(ctx: Context, caller: Caller, handle: (ctx: Context, caller: Caller) => Promise<void>): Promise<void> {
+export async function meteredRoute(
+  ctx: Context,
+  caller: Caller,
+  handle: (ctx: Context, caller: Caller) => Promise<void>,
+  deferred: () => boolean = () => false,
+): Promise<void> {
   const meter = caller.meter;
   try {
     await handle(ctx, caller);
@@ -36,7 +45,7 @@ export async function meteredRoute(ctx: Context, caller: Caller, handle: (ctx: C
     setDecisionHeaders(ctx, meter);
     throw error;
   }
-  if (meter.charged) return;
+  if (meter.charged || deferred()) return;
   const refused = await meter.charge();
   setDecisionHeaders(ctx, meter);
   if (refused !== undefined) sendError(ctx, refused);

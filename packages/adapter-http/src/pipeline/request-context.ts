@@ -4,6 +4,13 @@ import type { Context, Middleware, Next } from 'koa';
 import { HttpProblem } from '../problem.js';
 import { sendProblem } from './problem-details.js';
 
+/**
+ * `Retry-After` of a 503 `service_unavailable` (a lost dependency), in seconds: long
+ * enough for a Redis failover or a reconnect, short enough that a client does not give up.
+ * Source: docs/CONTRACT.md "Dependencies and faults".
+ */
+export const RETRY_AFTER_SECONDS = 5;
+
 const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
 
 /**
@@ -30,7 +37,7 @@ export function requestContext(logger: Logger, logFields?: (ctx: Context) => Rec
         sendProblem(ctx, error.code, error.detail);
       } else if (error instanceof DependencyUnavailableError) {
         logger.warn({ request_id: requestId, dependency: error.dependency }, 'dependency unavailable');
-        ctx.set('Retry-After', '5');
+        ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
         sendProblem(ctx, 'service_unavailable', 'A service this operation depends on is unavailable; nothing was done. Retry later.');
       } else {
         const e = error as { name?: unknown; code?: unknown };

@@ -3,6 +3,8 @@ import { contentEncodingParameter, headerRef, responseRef } from '../openapi/com
 import { authenticate, credentialLines } from '../pipeline/authenticate.js';
 import { jsonBody } from '../pipeline/json-body.js';
 import { sendError } from '../pipeline/problem-details.js';
+import { meteredRoute } from '../pipeline/rate-limit.js';
+import { RETRY_AFTER_SECONDS } from '../pipeline/request-context.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { pathParam, requestHeader, type PublicRoute } from '../route.js';
 
@@ -23,8 +25,9 @@ export function mcpResourceMetadataUrl(baseUrl: string, agentId: string): string
  * accounts"): the credential is identified (401 with `WWW-Authenticate: Bearer …,
  * resource_metadata="…"`), the JSON body read (415, 413, 400 `invalid_json`), the agent
  * found (404, the same for another account's agent), then the exchange is handed over
- * with the raw Node request and response. Scopes, rate limits and domain errors belong
- * to each `tools/call`. `GET` and `DELETE` (sessions and server-sent streams of stateful
+ * with the raw Node request and response. Every request is charged once by the
+ * rate-limit stage, except one `tools/call`, which its use case charges (the door's
+ * `isToolCall`); scopes and domain errors belong to each `tools/call`. `GET` and `DELETE` (sessions and server-sent streams of stateful
  * servers) answer 405. Source: docs/CONTRACT.md "MCP"; docs/decisions.md "MCP".
  */
 export const mcpEndpointRoute: PublicRoute = {
@@ -38,13 +41,23 @@ export const mcpEndpointRoute: PublicRoute = {
       const agentId = pathParam(ctx, 'agent_id');
       const caller = await authenticate(ctx, authenticator, rateLimits, undefined, mcpResourceMetadataUrl(settings.baseUrl, agentId));
       if (caller === undefined) return;
-      const body = await jsonBody(ctx, limits.bodyLimitBytes);
       const door = settings.mcp;
-      const agent = await findAgent.execute({ principal: caller.principal, agentId });
-      if (!agent.ok || door === undefined) {
-        sendError(ctx, agent.ok ? domainError('not_found', 'The agent was not found.') : agent.error);
-        return;
-      }
+      let body: unknown;
+      let found = false;
+      // Every authenticated request is charged once (docs/CONTRACT.md "Rate limits"): an
+      // unreadable body, a missing agent, a lost catalog and every message but a tool
+      // call are charged here by the rate-limit stage, with its headers (429 over the limit).
+      await meteredRoute(ctx, caller, async () => {
+        body = await jsonBody(ctx, limits.bodyLimitBytes);
+        const agent = await findAgent.execute({ principal: caller.principal, agentId });
+        if (!agent.ok || door === undefined) {
+          sendError(ctx, agent.ok ? domainError('not_found', 'The agent was not found.') : agent.error);
+          return;
+        }
+        found = true;
+        // One tool call charges the request itself, through its use case, after this stage.
+      }, () => found && door !== undefined && door.isToolCall(body));
+      if (!found || door === undefined || caller.meter.decision?.allowed === false) return;
       // The door writes the answer on the raw response: Koa stays out of it.
       ctx.respond = false;
       const res = ctx.res;
@@ -57,8 +70,12 @@ export const mcpEndpointRoute: PublicRoute = {
         credentials: credentialLines(ctx.req.rawHeaders),
         route: { egressHeader: requestHeader(ctx, 'x-svc-egress') },
         ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}),
+        meter: caller.meter,
         charged: (meter) => {
           if (meter.decision !== undefined && !res.headersSent) setRateLimitHeaders(res, meter.decision);
+        },
+        unavailable: () => {
+          if (!res.headersSent) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
         },
       });
     };
@@ -70,7 +87,7 @@ export const mcpEndpointRoute: PublicRoute = {
     description: [
       'Model Context Protocol, Streamable HTTP transport, stateless: no `Mcp-Session-Id` is issued or needed, and any server instance answers any request. The body is one JSON-RPC 2.0 message; a request is answered with `application/json` (or `text/event-stream` when the client accepts only that), a notification or response with 202. Both protocol eras are served: 2026-07-28 and the 2025 revisions (`initialize`, then `tools/list` and `tools/call`).',
       "Tools: `start_run` (this agent), `get_run`, `list_runs`, `list_connections`, `insert_record`, `update_record`; their input schemas are the REST bodies' JSON Schemas plus the path and query parameters (`connection_id`, `run_id`, `agent_id`, `status`, `limit`, `cursor`), their output schemas the core's schemas of the REST answer's `data` (`RunStartResult`, `Run`, `RowWriteResult`; a list as `{data: [Run | Connection], next_cursor}`), which is their structured output. A domain error is a tool result with `isError: true` whose content (and `structuredContent`) is the problem details REST would answer.",
-      `Credentials and scopes as REST, per tool: \`start_run\` accepts an access token with \`runs:write\`, \`get_run\` with \`runs:read\`, the row writes only API keys; a token without the tool's scope gets a tool error \`insufficient_scope\`. Each \`tools/call\` is charged once to the credential's window (${limits.credential.limit} / ${limits.credential.windowSeconds} s), \`start_run\` also to the agent's (${limits.agent.limit} / ${limits.agent.windowSeconds} s), and answers with the rate-limit headers of that charge; over a limit the tool result is \`rate_limited\`. \`initialize\`, \`tools/list\`, \`ping\` and notifications are not charged. Row writes take the egress route with \`X-Svc-Egress: true\`.`,
+      `Credentials and scopes as REST, per tool: \`start_run\` accepts an access token with \`runs:write\`, \`get_run\` with \`runs:read\`, the row writes only API keys; a token without the tool's scope gets a tool error \`insufficient_scope\`. \`list_runs\` with \`runs:read\`, \`list_connections\` only API keys. Every request is charged once to the credential's window (${limits.credential.limit} / ${limits.credential.windowSeconds} s) and answers with the rate-limit headers of that charge; a \`start_run\` call also to the agent's (${limits.agent.limit} / ${limits.agent.windowSeconds} s). Over a limit, a tool call's result is \`rate_limited\` (HTTP 200), any other message an HTTP 429. A tool call that meets a lost dependency is a \`service_unavailable\` tool result with \`Retry-After\`. Row writes take the egress route with \`X-Svc-Egress: true\`.`,
       `A missing or invalid credential answers 401 with \`WWW-Authenticate: Bearer realm="svc", resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/api/v1/agents/{agent_id}/mcp"\` (RFC 9728).`,
     ].join('\n\n'),
     security: [{ ApiKey: [] }, { BearerApiKey: [] }, { AccessToken: ['runs:write'] }, { AccessToken: ['runs:read'] }],
