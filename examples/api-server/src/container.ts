@@ -22,10 +22,11 @@ import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
 import type { BullMqRunsSettings } from '@svc/adapter-queue';
 import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import type { PostgresCatalog } from '@svc/adapter-postgres';
+import { randomBytes } from 'node:crypto';
 import { Container, type ServiceIdentifier } from 'inversify';
 import { LiveCatalogs } from './live-catalogs.js';
 import { RoutingRecordWriter, type SqlServerWriterFactory, type WriteTarget } from './routing-record-writer.js';
-import { ConfigError, CURSOR_KEY_ENV, type ServerSettings } from './settings.js';
+import { ConfigError, type ServerSettings } from './settings.js';
 import { closeSteps, droppedClientNotes } from './shutdown.js';
 
 const id = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`svc.${name}`) as ServiceIdentifier<T>;
@@ -184,6 +185,42 @@ export interface Adapters {
    * the core reads instead of the configuration's accounts; absent: the configuration's.
    */
   readonly catalog?: PostgresCatalog;
+  /**
+   * The key list cursors are signed with when `SVC_CURSOR_KEY` is not set and Redis is:
+   * shared by every instance through Redis ({@link sharedCursorKey}). Absent otherwise.
+   */
+  readonly cursorKey?: string;
+}
+
+/**
+ * The key list cursors are signed with, shared by every instance on one Redis when
+ * `SVC_CURSOR_KEY` is not set: the first instance to start stores 32 random bytes at
+ * `{redis_prefix}:cursor-key` (`SET NX`, no expiry), every instance reads what is stored,
+ * so a cursor one instance signed is accepted by the others. A Redis that loses its data
+ * (no persistence) and restarts gets a new key from the next instance to start; cursors
+ * signed with the old one are then refused by it (400 `invalid_cursor`: the client starts
+ * the list again). `SVC_CURSOR_KEY` avoids both the stored key and that case.
+ * Bounded by `dependency_timeout_ms` per command (a request client: no offline queue).
+ * Source: docs/decisions.md "Discovery: agents and connections".
+ * @throws DependencyUnavailableError when Redis does not answer within the bound.
+ */
+export async function sharedCursorKey(redisUrl: string, prefix: string, timeoutMs: number, logger: Logger): Promise<string> {
+  const { createRedisClient, requestClientOptions } = await import('@svc/adapter-queue');
+  const client = createRedisClient(redisUrl, { ...requestClientOptions(timeoutMs), lazyConnect: true }, logger, 'cursor-key');
+  const key = `${prefix}:cursor-key`;
+  try {
+    await client.connect();
+    await client.set(key, randomBytes(32).toString('hex'), 'NX');
+    const stored = await client.get(key);
+    if (stored === null || stored.length < 32) throw new DependencyUnavailableError('redis');
+    return stored;
+  } catch (error) {
+    if (error instanceof DependencyUnavailableError) throw error;
+    throw new DependencyUnavailableError('redis', { cause: error });
+  } finally {
+    await within(client.quit().catch(() => undefined), QUIT_TIMEOUT_MS);
+    client.disconnect();
+  }
 }
 
 /**
@@ -244,6 +281,7 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
   let rateLimitStore: Adapters['rateLimitStore'];
   let runs: RunBackend;
   let readiness: Record<string, () => Promise<boolean>> = catalog === undefined ? {} : { catalog: catalogReadiness(catalog) };
+  let cursorKey: string | undefined;
   if (settings.redisUrl !== undefined) {
     const [{ RedisRateLimitStore }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
     await checkRedisDurability(settings, logger);
@@ -266,6 +304,14 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
     rateLimitStore = limiter;
     runs = bullMq;
     readiness = { ...readiness, redis: () => bullMq.ready() };
+    if (settings.cursorKey === undefined) {
+      try {
+        cursorKey = await sharedCursorKey(settings.redisUrl, prefix, settings.dependencyTimeoutMs, logger);
+      } catch (error) {
+        await closeAdapters({ rateLimitStore, runs, recordWriter: new RoutingRecordWriter(new Map()), sqlServerWriters: sqlServerWriterFactory(settings, logger), readiness }, QUIT_TIMEOUT_MS);
+        throw error;
+      }
+    }
   } else {
     rateLimitStore = new FlexibleMemoryRateLimitStore();
     runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
@@ -279,7 +325,7 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
       resolve: catalogWriteTarget(catalog, logger),
       sqlServer: sqlServerWriters,
     });
-    return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness, catalog };
+    return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness, catalog, ...(cursorKey !== undefined ? { cursorKey } : {}) };
   }
   let targets: Map<string, WriteTarget>;
   try {
@@ -289,7 +335,7 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
     throw error;
   }
   const recordWriter = new RoutingRecordWriter(targets, needsSqlServer(targets) ? await sqlServerWriters() : undefined, logger);
-  return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness };
+  return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness, ...(cursorKey !== undefined ? { cursorKey } : {}) };
 }
 
 /**
@@ -382,10 +428,6 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   // ones are in TOKENS.catalogs), every other setting stays as it is while running.
   container.bind(TOKENS.settings).toConstantValue(settings);
   container.bind(TOKENS.logger).toConstantValue(logger);
-  if (settings.cursorKey === undefined && settings.redisUrl !== undefined) {
-    // Several instances share Redis: a cursor one of them signs, the others refuse.
-    logger.warn({ component: 'paging', setting: CURSOR_KEY_ENV }, `list cursors are signed with a key of this process; set ${CURSOR_KEY_ENV} to the same value on every instance`);
-  }
   container.bind(TOKENS.clock).toConstantValue(new SystemClock());
   container.bind(TOKENS.ids).toConstantValue(new RandomIdGenerator());
   const catalogs = new LiveCatalogs(settings.accounts);
@@ -412,7 +454,8 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
           rateLimits: settings.rateLimits,
           // Shown as every connection's egress_source_address (docs/decisions.md "Discovery: agents and connections").
           ...(settings.egressSourceAddress !== undefined ? { egressSourceAddress: settings.egressSourceAddress } : {}),
-          ...(settings.cursorKey !== undefined ? { cursorKey: settings.cursorKey } : {}),
+          // SVC_CURSOR_KEY, else the key shared through Redis, else one of this process (one instance).
+          ...((settings.cursorKey ?? adapters.cursorKey) !== undefined ? { cursorKey: (settings.cursorKey ?? adapters.cursorKey) as string } : {}),
           index: {
             ...(settings.index.name !== undefined ? { name: settings.index.name } : {}),
             ...(settings.index.documentationUrl !== undefined ? { documentationUrl: settings.index.documentationUrl } : {}),

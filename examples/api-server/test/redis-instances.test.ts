@@ -75,6 +75,22 @@ describe('API instances sharing Redis', function () {
     await Promise.all(instances.map((instance) => instance.kill()));
   });
 
+  it("pages a list across instances without SVC_CURSOR_KEY: a cursor one instance signed, another accepts (the key is shared through Redis)", async function () {
+    const [first, second] = await Promise.all([0, 1].map(() => startProcess('main', { worker: false })));
+    for (let i = 0; i < 3; i++) expect((await startRun(first!.base, 'agent_other')).status).to.equal(202);
+    const headers = { 'X-API-Key': API_KEY };
+    const page1 = (await (await fetch(`${first!.base}/api/v1/runs?agent_id=agent_other&limit=2`, { headers })).json()) as { data: { run_id: string }[]; next_cursor: string | null };
+    expect(page1.data).to.have.length(2);
+    expect(page1.next_cursor).to.be.a('string');
+    const onSecond = await fetch(`${second!.base}/api/v1/runs?agent_id=agent_other&limit=2&cursor=${page1.next_cursor}`, { headers });
+    expect(onSecond.status, 'the other instance accepts the cursor').to.equal(200);
+    const page2 = (await onSecond.json()) as { data: { run_id: string }[] };
+    expect(page2.data.length).to.be.at.least(1);
+    expect(page2.data.map((r) => r.run_id)).not.to.include.members(page1.data.map((r) => r.run_id));
+    expect(await redis.exists(`${prefix}:cursor-key`), 'the shared key is stored under the prefix').to.equal(1);
+    await Promise.all([first!.kill(), second!.kill()]);
+  });
+
   it('completes a run answered 202 by an API process killed with SIGKILL before any worker ran', async function () {
     const api = await startProcess('main', { worker: false });
     const accepted = await startRun(api.base, 'agent_other');
