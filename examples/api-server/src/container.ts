@@ -1,5 +1,5 @@
 import { createHttpApp, createEgressApp, problemOf, type HttpApp } from '@svc/adapter-http';
-import { createMcpEndpoint } from '@svc/adapter-mcp';
+import { createMcpEndpoint, type McpEndpoint } from '@svc/adapter-mcp';
 import {
   createCore,
   DependencyUnavailableError,
@@ -489,8 +489,8 @@ export function httpSettings(settings: ServerSettings, logger: Logger, isDrainin
 /** `serverInfo.version` of the MCP endpoint: the API's version (the OpenAPI document's `info.version`). */
 const MCP_SERVER_VERSION = '1.0.0';
 
-/** Builds both Koa apps from the container. */
-export function buildApps(container: Container, isDraining: () => boolean): { main: HttpApp; egress: HttpApp } {
+/** Builds both Koa apps from the container, and the agents' MCP endpoint they mount (closed at stop). */
+export function buildApps(container: Container, isDraining: () => boolean): { main: HttpApp; egress: HttpApp; mcp: McpEndpoint } {
   const settings = container.get(TOKENS.settings);
   const logger = container.get(TOKENS.logger);
   const useCases = container.get(TOKENS.core);
@@ -498,5 +498,5 @@ export function buildApps(container: Container, isDraining: () => boolean): { ma
   // HTTP adapter (adapters never import each other; docs/decisions.md "MCP").
   const mcp = createMcpEndpoint(useCases, { name: 'svc', version: MCP_SERVER_VERSION, problemOf, logger });
   const s = { ...httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness, container.get(TOKENS.telemetry)), mcp };
-  return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s) };
+  return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s), mcp };
 }

@@ -159,7 +159,8 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
         const runs = await runsClosed;
         // The close phase has its own budget, whatever the drain and the worker took.
         const closeEnd = Date.now() + closeBudgetMs;
-        const [closed] = await Promise.all([closeAdapters(adapters, closeBudgetMs), admin?.close()]);
+        // The MCP endpoint's handler holds nothing once the drain answered its exchanges.
+        const [closed] = await Promise.all([closeAdapters(adapters, closeBudgetMs), admin?.close(), within(apps.mcp.close(), closeBudgetMs)]);
         // Nothing left to wait for: the deactivation hook finds the adapters closed.
         await within(container.unbindAllAsync(), msUntil(closeEnd));
         const reports = [runs?.report, closed.runs];
