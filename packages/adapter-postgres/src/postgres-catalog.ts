@@ -1,4 +1,4 @@
-import { silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type Page, type PageRequest, type StoredCredential } from '@svc/core';
+import { isUuid, silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type Page, type PageRequest, type StoredCredential } from '@svc/core';
 import type { Knex } from 'knex';
 import type { CatalogAdmin } from './catalog-admin.js';
 import type { CatalogContext } from './context.js';
@@ -89,13 +89,7 @@ export interface CatalogStats {
   readonly loads: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 const DIGEST = /^[0-9a-f]{64}$/u;
-
-/** True for a UUID in the 8-4-4-4-12 hex form, any case. */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 /**
  * The catalog of accounts, credentials (SHA-256 digests only), agents and connections on

@@ -1,4 +1,5 @@
 import { domainError, type DomainError } from '../domain/errors.js';
+import { MAX_RESOURCE_ID_LENGTH } from '../domain/limits.js';
 import type { ListPage, PageCursors, PageQuery } from '../domain/page.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
@@ -6,9 +7,6 @@ import { RUN_STATUSES, type RunStatus } from '../domain/run.js';
 import type { RunStore } from '../ports/run-store.js';
 import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
 import { viewOf, type RunView } from './run-view.js';
-
-/** Longest `agent_id` the list looks up; a longer one names no agent (ids are at most 128 characters). */
-const MAX_AGENT_ID_LENGTH = 128;
 
 /** Input of {@link ListRuns}: the query parameters of `GET /api/v1/runs` as sent (absent when not sent). */
 export interface ListRunsInput {
@@ -68,7 +66,7 @@ export class ListRuns {
     const page = this.cursors.read(input.page, binding);
     if (!page.ok) return page;
     // An id no agent can have: nothing to ask the store.
-    if (agentId !== undefined && (agentId.length === 0 || agentId.length > MAX_AGENT_ID_LENGTH)) return ok({ items: [] });
+    if (agentId !== undefined && (agentId.length === 0 || agentId.length > MAX_RESOURCE_ID_LENGTH)) return ok({ items: [] });
     const filter = { ...(agentId !== undefined ? { agentId } : {}), ...(status !== undefined ? { status: status as RunStatus } : {}) };
     const found = await this.runs.list(input.principal.accountId, filter, page.value);
     return ok(this.cursors.pageOf(found, binding, (run) => viewOf(run, this.settings.baseUrl)));
