@@ -1,6 +1,6 @@
-import { domainError, type DomainError } from '../domain/errors.js';
+import type { DomainError } from '../domain/errors.js';
 import { MAX_RESOURCE_ID_LENGTH } from '../domain/limits.js';
-import type { ListPage, PageCursors, PageQuery } from '../domain/page.js';
+import { queryParameterError, type ListPage, type PageCursors, type PageQuery } from '../domain/page.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import { RUN_STATUSES, type RunStatus } from '../domain/run.js';
@@ -58,8 +58,7 @@ export class ListRuns {
     if (refused !== undefined) return err(refused);
     const { status } = input;
     if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
-      const message = `must be one of ${RUN_STATUSES.join(', ')}`;
-      return err(domainError('validation_failed', `query parameter status: ${message}`, { errors: [{ path: '/status', message }] }));
+      return err(queryParameterError('validation_failed', 'status', `must be one of ${RUN_STATUSES.join(', ')}`));
     }
     const { agentId } = input;
     const binding = JSON.stringify(['runs', input.principal.accountId, agentId ?? null, status ?? null]);
