@@ -255,37 +255,6 @@ export class PostgresCatalog {
   }
 
   /**
-   * The agents of `accountId`, oldest first (for discovery: `GET /api/v1/agents`). Cached
-   * like the lookups.
-   * @throws DependencyUnavailableError (`catalog`) as the lookups.
-   */
-  listAgents(accountId: string): Promise<readonly CatalogAgent[]> {
-    const { db, schema } = this.context;
-    return this.lookup(`agents-of:${accountId}`, async () => {
-      const rows = await db.withSchema(schema).from<AgentRow>('agents').where({ account_id: accountId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      return Object.freeze(rows.map(agentOf));
-    });
-  }
-
-  /**
-   * The connections of `accountId`, oldest first (for discovery: `GET /api/v1/connections`),
-   * never their database details. Cached like the lookups.
-   * @throws DependencyUnavailableError (`catalog`) as the lookups.
-   */
-  listConnections(accountId: string): Promise<readonly CatalogConnection[]> {
-    const { db, schema } = this.context;
-    return this.lookup(`connections-of:${accountId}`, async () => {
-      const rows = await db
-        .withSchema(schema)
-        .from<ConnectionRow>('connections')
-        .select(...CONNECTION_COLUMNS)
-        .where({ account_id: accountId })
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      return Object.freeze(rows.map(connectionOf));
-    });
-  }
-
-  /**
    * The SQL Server details of a connection with its password resolved — read from the
    * environment variable it names, or decrypted with the catalog key — for the record
    * writer that opens the connection's pool. The row is cached like the lookups; the
