@@ -40,7 +40,9 @@ export interface Page<T> {
  * sent (strings over HTTP, a number from an MCP tool). Absent when not sent.
  */
 export interface PageQuery {
+  /** Items wanted, 1..{@link MAX_PAGE_LIMIT} (a decimal string over HTTP); absent: {@link DEFAULT_PAGE_LIMIT}. */
   readonly limit?: string | number;
+  /** A {@link ListPage.nextCursor} given before, as it was; absent: the first page. */
   readonly cursor?: string;
 }
 
@@ -51,7 +53,13 @@ export interface PageQuery {
  * `cursor` of `Link: rel="next"`, and `next_cursor` where the body is wrapped.
  */
 export interface ListPage<T> {
+  /** At most the `limit` asked for (default {@link DEFAULT_PAGE_LIMIT}), in the list's order; may be empty. */
   readonly items: readonly T[];
+  /**
+   * The opaque cursor of the next page (`[A-Za-z0-9_-]`, one `.`), present only when more
+   * items may follow; valid only for the same list, account and filters. Given back as
+   * {@link PageQuery.cursor}.
+   */
   readonly nextCursor?: string;
 }
 
