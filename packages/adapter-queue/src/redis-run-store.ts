@@ -23,11 +23,13 @@ const PRUNE_SAMPLE = 3;
  *
  * Pruning: the records of finished runs expire; their index entries are dropped when a
  * list reads past them, and here: each creation examines ${PRUNE_SAMPLE} entries of each index
- * from a random rank and drops those whose record is gone. With k entries examined per
- * entry added, about 1/k of an index is dead in the steady state: an index holds about
- * 1.33 times the account's (agent's) runs, however long it lives. The record keys it
- * examines are not in KEYS (as the run store is not made for Redis Cluster anyway: its
- * record and the BullMQ job share one MULTI).
+ * from a random rank and drops those whose record is gone. Each entry is examined with
+ * probability k/n per entry added (k = ${PRUNE_SAMPLE}, n the index's size), so in the
+ * steady state, where one run expires per run added, k·dead/n = 1: about 1/k of an index
+ * is dead, and an index holds about k/(k−1) = 1.5 times the account's (agent's) live runs,
+ * however long it lives (a simulation gives 1.49–1.51; lists that read past dead entries
+ * make it less). The record keys it examines are not in KEYS (as the run store is not
+ * made for Redis Cluster anyway: its record and the BullMQ job share one MULTI).
  */
 const CREATE_SOURCE = `
 local status = redis.call('HGET', KEYS[1], 'status')
