@@ -123,10 +123,15 @@ export interface PostgresCatalogSettings {
   readonly timeoutMs: number;
 }
 
-/** Every setting of the API server, validated. Times in the names' units. */
-/** The environment variable holding the key list cursors are signed with (docs/decisions.md "Discovery: agents and connections"). */
+/**
+ * The environment variable holding the key list cursors are signed with (at least 32
+ * bytes, UTF-8; shorter → `ConfigError`; unset or empty → a random key per process). Every
+ * instance serving one API needs the same value, or a cursor one gives is refused by
+ * another. Source: docs/decisions.md "Discovery: agents and connections".
+ */
 export const CURSOR_KEY_ENV = 'SVC_CURSOR_KEY';
 
+/** Every setting of the API server, validated. Times in the names' units. */
 export interface ServerSettings {
   readonly baseUrl: string;
   readonly listen: ListenSettings;

@@ -1,4 +1,4 @@
-import { domainError, type DomainError, type PageQuery } from '@svc/core';
+import { queryParameterError, type DomainError, type PageQuery } from '@svc/core';
 import type { Context } from 'koa';
 
 /**
@@ -16,10 +16,7 @@ export function queryParams<N extends string>(ctx: Context, names: readonly N[])
   for (const name of names) {
     const raw = query[name];
     if (raw === undefined) continue;
-    if (Array.isArray(raw)) {
-      const message = 'must be sent at most once';
-      return { ok: false, error: domainError('validation_failed', `query parameter ${name}: ${message}`, { errors: [{ path: `/${name}`, message }] }) };
-    }
+    if (Array.isArray(raw)) return { ok: false, error: queryParameterError('validation_failed', name, 'must be sent at most once') };
     value[name] = raw;
   }
   return { ok: true, value };

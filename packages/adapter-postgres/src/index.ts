@@ -3,7 +3,7 @@
  * accounts, credentials (SHA-256 digests only), agents and connections, shared by every
  * instance of the API server and kept current in each by LISTEN/NOTIFY.
  */
-export { PostgresCatalog, CATALOG_DEFAULTS, isUuid, type PostgresCatalogOptions, type CatalogStats } from './postgres-catalog.js';
+export { PostgresCatalog, CATALOG_DEFAULTS, type PostgresCatalogOptions, type CatalogStats } from './postgres-catalog.js';
 export type {
   CatalogAdmin,
   NewApiKey,

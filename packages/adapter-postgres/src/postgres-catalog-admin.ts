@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, sha256Hex, SUPPORTED_SCOPES, type CredentialKind, type StoredCredential } from '@svc/core';
+import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, isUuid, sha256Hex, SUPPORTED_SCOPES, type CredentialKind, type StoredCredential } from '@svc/core';
 import type { Knex } from 'knex';
 import {
   catalogUnavailable,
@@ -31,7 +31,6 @@ import { newSecret } from './secrets.js';
 
 // Ids appear in URL paths, log lines and CLI output: printable, no path or query delimiters.
 const ID = /^[^/?#\s\p{Cc}]{1,128}$/u;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/u;
 const DIGEST = /^[0-9a-f]{64}$/u;
 
@@ -398,7 +397,7 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
   /** See {@link CatalogAdmin.addConnection}. */
   async addConnection(input: NewConnection): Promise<ConnectionRecord> {
     const id = (input.id ?? randomUUID()).toLowerCase();
-    if (!UUID.test(id)) throw new CatalogInvalidError('id', 'must be a UUID');
+    if (!isUuid(id)) throw new CatalogInvalidError('id', 'must be a UUID');
     if (input.type.length === 0 || input.type.length > 64) throw new CatalogInvalidError('type', 'must be 1..64 characters');
     checkText('name', input.name, 200);
     const details = input.sqlserver === undefined ? {} : this.detailColumns(id, input.type, input.sqlserver);
@@ -454,7 +453,7 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
 
   /** See {@link CatalogAdmin.removeConnection}. */
   async removeConnection(id: string): Promise<ConnectionRecord> {
-    if (!UUID.test(id)) throw new CatalogNotFoundError('connection', id);
+    if (!isUuid(id)) throw new CatalogNotFoundError('connection', id);
     return this.change(async (trx) => {
       const [row] = (await this.table(trx, 'connections').where({ id: id.toLowerCase() }).delete().returning('*')) as ConnectionRow[];
       if (row === undefined) throw new CatalogNotFoundError('connection', id);

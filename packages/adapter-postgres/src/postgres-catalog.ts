@@ -1,4 +1,4 @@
-import { silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type Page, type PageRequest, type StoredCredential } from '@svc/core';
+import { isUuid, silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type Page, type PageRequest, type StoredCredential } from '@svc/core';
 import type { Knex } from 'knex';
 import type { CatalogAdmin } from './catalog-admin.js';
 import type { CatalogContext } from './context.js';
@@ -89,13 +89,7 @@ export interface CatalogStats {
   readonly loads: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 const DIGEST = /^[0-9a-f]{64}$/u;
-
-/** True for a UUID in the 8-4-4-4-12 hex form, any case. */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 /**
  * The catalog of accounts, credentials (SHA-256 digests only), agents and connections on
@@ -258,37 +252,6 @@ export class PostgresCatalog {
   private lookup<T>(key: string, query: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new CatalogError('invalid', 'the catalog is closed'));
     return this.cache.get(key, () => guardCatalog(this.context.timeoutMs, query));
-  }
-
-  /**
-   * The agents of `accountId`, oldest first (for discovery: `GET /api/v1/agents`). Cached
-   * like the lookups.
-   * @throws DependencyUnavailableError (`catalog`) as the lookups.
-   */
-  listAgents(accountId: string): Promise<readonly CatalogAgent[]> {
-    const { db, schema } = this.context;
-    return this.lookup(`agents-of:${accountId}`, async () => {
-      const rows = await db.withSchema(schema).from<AgentRow>('agents').where({ account_id: accountId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      return Object.freeze(rows.map(agentOf));
-    });
-  }
-
-  /**
-   * The connections of `accountId`, oldest first (for discovery: `GET /api/v1/connections`),
-   * never their database details. Cached like the lookups.
-   * @throws DependencyUnavailableError (`catalog`) as the lookups.
-   */
-  listConnections(accountId: string): Promise<readonly CatalogConnection[]> {
-    const { db, schema } = this.context;
-    return this.lookup(`connections-of:${accountId}`, async () => {
-      const rows = await db
-        .withSchema(schema)
-        .from<ConnectionRow>('connections')
-        .select(...CONNECTION_COLUMNS)
-        .where({ account_id: accountId })
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      return Object.freeze(rows.map(connectionOf));
-    });
   }
 
   /**

@@ -94,7 +94,7 @@ describe('PostgresCatalog administration', function () {
       const removed = await catalog.admin.removeAccount(account, { cascade: true });
       expect(removed).to.deep.equal({ accountId: account, removed: { credentials: 2, agents: 1, connections: 1 } });
       expect(await catalog.credentials.findByDigest(key.credential.sha256)).to.equal(undefined);
-      expect(await catalog.listAgents(account)).to.deep.equal([]);
+      expect(await catalog.agents.listByAccount(account, { limit: 20 })).to.deep.equal({ items: [] });
     });
 
     it('removes an account whose credentials are all revoked without cascade (revoked ones go with it)', async function () {
@@ -225,11 +225,11 @@ describe('PostgresCatalog administration', function () {
       const added = await catalog.admin.addAgent({ accountId: account, id, name: 'Invoices', description: 'Reads invoices' });
       expect(added).to.deep.include({ agentId: id, accountId: account, name: 'Invoices', description: 'Reads invoices' });
       expect(await catalog.agents.findById(id)).to.deep.include({ agentId: id, accountId: account, name: 'Invoices', description: 'Reads invoices' });
-      expect((await catalog.listAgents(account)).map((a) => a.agentId)).to.deep.equal([id]);
+      expect((await catalog.agents.listByAccount(account, { limit: 20 })).items.map((a) => a.agentId)).to.deep.equal([id]);
       expect((await catalog.admin.listAgents({ accountId: account })).map((a) => a.agentId)).to.deep.equal([id]);
       expect(await catalog.admin.removeAgent(id)).to.deep.include({ agentId: id, accountId: account, name: 'Invoices' });
       expect(await catalog.agents.findById(id)).to.equal(undefined);
-      expect(await catalog.listAgents(account)).to.deep.equal([]);
+      expect(await catalog.agents.listByAccount(account, { limit: 20 })).to.deep.equal({ items: [] });
       expect(await rejection(catalog.admin.removeAgent(id))).to.be.instanceOf(CatalogNotFoundError).and.include({ entity: 'agent' });
     });
   });
@@ -242,7 +242,7 @@ describe('PostgresCatalog administration', function () {
       expect(added.connectionId).to.match(/^[0-9a-f-]{36}$/u);
       expect(added.sqlserver).to.equal(undefined);
       expect(await catalog.connections.findById(added.connectionId)).to.deep.include({ accountId: account, type: 'sqlserver', name: 'Demo' });
-      expect((await catalog.listConnections(account)).map((c) => c.connectionId)).to.deep.equal([added.connectionId]);
+      expect((await catalog.connections.listByAccount(account, { limit: 20 })).items.map((c) => c.connectionId)).to.deep.equal([added.connectionId]);
       expect(await catalog.connectionDetails(added.connectionId)).to.equal(undefined);
       expect(await catalog.admin.removeConnection(added.connectionId.toUpperCase())).to.deep.include({ connectionId: added.connectionId, name: 'Demo' });
       expect(await catalog.connections.findById(added.connectionId)).to.equal(undefined);

@@ -128,7 +128,6 @@ describe('PostgresCatalog when its database is lost', function () {
         ['unknown digest', () => catalog.credentials.findByDigest(sha256Hex(randomBytes(8).toString('hex')))],
         ['agent', () => catalog.agents.findById(agentId)],
         ['connection', () => catalog.connections.findById(connectionId)],
-        ['agents of an account', () => catalog.listAgents(account)],
         ['a page of the agents of an account (discovery)', () => catalog.agents.listByAccount(account, { limit: 20 })],
         ['a page of the connections of an account (discovery)', () => catalog.connections.listByAccount(account, { limit: 20 })],
         ['connection details', () => catalog.connectionDetails(connectionId)],

@@ -92,7 +92,7 @@ export class BullMqRuns implements RunBackend {
       client.disconnect();
       throw new Error('Redis for the run queue does not answer', { cause: error });
     }
-    const store = new RedisRunStore({ client, ...storeSettings(settings), operationTimeoutMs: timeoutMs });
+    const store = new RedisRunStore({ client, ...storeSettings(settings), operationTimeoutMs: timeoutMs, logger });
     const queue = new BullMqRunQueue({
       client,
       store,
@@ -121,7 +121,7 @@ export class BullMqRuns implements RunBackend {
       client,
       // Quit here, with the other clients, under one deadline (close).
       ownsClient: false,
-      store: new RedisRunStore({ client, ...storeSettings(this.settings) }),
+      store: new RedisRunStore({ client, ...storeSettings(this.settings), logger }),
       processor,
       ...(this.settings.queueName !== undefined ? { queueName: this.settings.queueName } : {}),
       prefix: this.settings.prefix ?? 'svc',

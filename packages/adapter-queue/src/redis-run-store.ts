@@ -1,5 +1,5 @@
-import type { Page, PageRequest, Run, RunListFilter, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
-import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES, runListKey, tracerOf, withSpan } from '@svc/core';
+import type { Logger, Page, PageRequest, Run, RunListFilter, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
+import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES, runListKey, silentLogger, tracerOf, withSpan } from '@svc/core';
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
@@ -23,11 +23,13 @@ const PRUNE_SAMPLE = 3;
  *
  * Pruning: the records of finished runs expire; their index entries are dropped when a
  * list reads past them, and here: each creation examines ${PRUNE_SAMPLE} entries of each index
- * from a random rank and drops those whose record is gone. With k entries examined per
- * entry added, about 1/k of an index is dead in the steady state: an index holds about
- * 1.33 times the account's (agent's) runs, however long it lives. The record keys it
- * examines are not in KEYS (as the run store is not made for Redis Cluster anyway: its
- * record and the BullMQ job share one MULTI).
+ * from a random rank and drops those whose record is gone. Each entry is examined with
+ * probability k/n per entry added (k = ${PRUNE_SAMPLE}, n the index's size), so in the
+ * steady state, where one run expires per run added, k·dead/n = 1: about 1/k of an index
+ * is dead, and an index holds about k/(k−1) = 1.5 times the account's (agent's) live runs,
+ * however long it lives (a simulation gives 1.49–1.51; lists that read past dead entries
+ * make it less). The record keys it examines are not in KEYS (as the run store is not
+ * made for Redis Cluster anyway: its record and the BullMQ job share one MULTI).
  */
 const CREATE_SOURCE = `
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -155,7 +157,15 @@ export interface RedisRunStoreOptions {
    * status filter, and of expired runs, count); default {@link DEFAULT_MAX_LIST_SCAN}.
    */
   readonly maxListScan?: number;
+  /**
+   * Where `list` reports a run record it cannot read (an error line with the run id and
+   * the error's type, never the record's content); default: nowhere.
+   */
+  readonly logger?: Logger;
 }
+
+/** A record read by `list` whose key holds another Redis type (`WRONGTYPE`): unreadable, like a corrupt hash. */
+const WRONG_TYPE: unique symbol = Symbol('wrong type');
 
 /**
  * Default of {@link RedisRunStoreOptions.maxListScan}: 1000 entries, ten pages of the
@@ -217,6 +227,7 @@ export class RedisRunStore implements RunStore {
   private readonly indexPrefix: string;
   private readonly indexTtl: number;
   private readonly maxListScan: number;
+  private readonly logger: Logger;
 
   /**
    * @param options - client, key prefixes, retention of finished runs and the bounds of a call.
@@ -237,6 +248,7 @@ export class RedisRunStore implements RunStore {
     this.indexPrefix = indexPrefix;
     this.indexTtl = this.finishedTtl > 0 ? this.finishedTtl + INDEX_TTL_MARGIN_SECONDS : 0;
     this.maxListScan = options.maxListScan ?? DEFAULT_MAX_LIST_SCAN;
+    this.logger = options.logger ?? silentLogger;
     if (!Number.isInteger(this.maxListScan) || this.maxListScan < 1) throw new RangeError('maxListScan must be a whole number ≥ 1');
   }
 
@@ -344,9 +356,11 @@ export class RedisRunStore implements RunStore {
    * `limit` + 1 runs matched, the index ends, or `maxListScan` entries were examined —
    * then the page holds what was found (maybe nothing) and `next` is the last entry
    * examined. Entries whose record is gone (while it still is) or no longer matches the
-   * index are dropped (one Lua script).
+   * index are dropped (one Lua script). A record that is not a valid run record (a corrupt
+   * hash, another Redis type under the key) is skipped, neither listed nor counted as a
+   * run, and reported to the logger; its entry and the record are left as they are, for
+   * an operator to look at (`get` of that run still throws).
    * @throws DependencyUnavailableError as {@link RedisRunStore.get}, for the whole call.
-   * @throws Error when a record is not a valid run record.
    */
   async list(accountId: string, filter: RunListFilter, page: PageRequest): Promise<Page<Run>> {
     return this.guard('list', () => this.scanIndex(accountId, filter, page));
@@ -370,19 +384,21 @@ export class RedisRunStore implements RunStore {
       let examined = members;
       let candidates = members;
       if (filter.status !== undefined && members.length > 0) {
-        const statuses = await this.pipelined(members.map((m) => ['hget', this.keyOf(runIdOf(m)), 'status']));
+        const statuses = await this.pipelined(members.map((m) => ['hget', this.keyOf(runIdOf(m)), 'status']), true);
         candidates = [];
         let i = 0;
         for (; i < members.length && candidates.length < need; i += 1) {
           const member = members[i] as string;
           if (statuses[i] === null) gone.push(member);
+          else if (statuses[i] === WRONG_TYPE) this.reportUnreadable(member, 'wrong_type');
           else if (statuses[i] === filter.status) candidates.push(member);
         }
         examined = members.slice(0, i);
       }
-      const hashes = candidates.length === 0 ? [] : await this.pipelined(candidates.map((m) => ['hgetall', this.keyOf(runIdOf(m))]));
+      const hashes = candidates.length === 0 ? [] : await this.pipelined(candidates.map((m) => ['hgetall', this.keyOf(runIdOf(m))]), true);
       for (const [i, member] of candidates.entries()) {
-        const run = runFromHash(runIdOf(member), (hashes[i] ?? {}) as RunHash);
+        const run = this.readListed(member, hashes[i]);
+        if (run === null) continue;
         if (run === undefined) {
           gone.push(member);
         } else if (run.accountId !== accountId || (filter.agentId !== undefined && run.agentId !== filter.agentId) || runListKey(run) !== member) {
@@ -406,14 +422,43 @@ export class RedisRunStore implements RunStore {
     return ended || position === undefined || position === page.after ? { items: found } : { items: found, next: position };
   }
 
-  /** Sends `commands` in one pipeline; their replies in order. @throws the first command's error. */
-  private async pipelined(commands: (string | number)[][]): Promise<unknown[]> {
+  /**
+   * Sends `commands` in one pipeline; their replies in order.
+   * @param wrongTypeAllowed - a `WRONGTYPE` reply (a key of another type) is answered
+   *   {@link WRONG_TYPE} instead of thrown.
+   * @throws the first command's error.
+   */
+  private async pipelined(commands: (string | number)[][], wrongTypeAllowed = false): Promise<unknown[]> {
     const replies = await this.client.pipeline(commands).exec();
     if (replies === null) throw new Error('the pipeline was aborted');
     return replies.map(([error, reply]) => {
-      if (error !== null) throw error;
-      return reply;
+      if (error === null) return reply;
+      if (wrongTypeAllowed && error.message.startsWith('WRONGTYPE')) return WRONG_TYPE;
+      throw error;
     });
+  }
+
+  /**
+   * The run an index entry's record holds (`HGETALL` reply): `undefined` when the record
+   * is gone, `null` when it cannot be read (reported, then skipped by the list).
+   */
+  private readListed(member: string, hash: unknown): Run | undefined | null {
+    if (hash === WRONG_TYPE) {
+      this.reportUnreadable(member, 'wrong_type');
+      return null;
+    }
+    try {
+      return runFromHash(runIdOf(member), (hash ?? {}) as RunHash);
+    } catch {
+      this.reportUnreadable(member, 'invalid_record');
+      return null;
+    }
+  }
+
+  /** One error line per unreadable record a list skipped: `reason` `wrong_type` (not a hash) or `invalid_record` (a hash of no known layout). */
+  private reportUnreadable(member: string, reason: 'wrong_type' | 'invalid_record'): void {
+    // The run id only: the record's content may hold a customer's message or files.
+    this.logger.error({ component: 'run-store', run_id: runIdOf(member), reason }, 'run list: skipped a run record that is not a valid run record');
   }
 
   /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { runListKey, type Run, type RunListFilter } from '@svc/core';
-import { aRun, runLifecycleContract, runStoreContract, type RunStoreHarness } from '@svc/core/testing';
+import { aRun, RecordingLogger, runLifecycleContract, runStoreContract, type RunStoreHarness } from '@svc/core/testing';
 import { DEFAULT_FINISHED_RUN_TTL_SECONDS, RedisRunStore, type RedisRunStoreOptions } from '@svc/adapter-queue';
 import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
 
@@ -103,6 +103,28 @@ describe('RedisRunStore (against the Redis at REDIS_URL)', function () {
       await client.del(store.keyOf('list-0002'));
       expect((await listAll(store, { agentId: 'agent_demo', status: 'queued' }, 10)).ids).to.deep.equal(['list-0005', 'list-0003', 'list-0000']);
       expect(await client.zcard(store.indexKeyOf('acct_list', 'agent_demo'))).to.equal(3);
+    });
+
+    it('skips a record it cannot read (a corrupt hash, another type under the key), lists the runs around it, and reports the run id only', async function () {
+      const logger = new RecordingLogger();
+      const store = storeWith({ logger });
+      for (const run of runsOf(6)) await store.save(run);
+      // list-0003: a hash of no known layout whose status still reads `queued`; list-0001: a string.
+      await client.del(store.keyOf('list-0003'), store.keyOf('list-0001'));
+      await client.hset(store.keyOf('list-0003'), 'status', 'queued', 'run', '{"message":"customer text"', 'attempts', '0');
+      await client.set(store.keyOf('list-0001'), 'customer text');
+      const expected = ['list-0005', 'list-0004', 'list-0002', 'list-0000'];
+      // Pages stay full: an unreadable record is not counted as a listed run.
+      expect(await listAll(store, {}, 2)).to.deep.equal({ ids: expected, sizes: [2, 2] });
+      // With a status filter (the status is read first: WRONGTYPE there too), in the agent's index.
+      expect((await listAll(store, { agentId: 'agent_demo', status: 'queued' }, 10)).ids).to.deep.equal(expected);
+      // One error line each time a list reads such a record (a page ending just before one reads it again on the next).
+      const reported = new Set(logger.at('error').map((l) => `${String(l.fields.run_id)} ${String(l.fields.reason)}`));
+      expect([...reported]).to.have.members(['list-0003 invalid_record', 'list-0001 wrong_type']);
+      expect(logger.text()).to.not.include('customer text');
+      // Left for an operator to look at: neither the records nor their entries are dropped.
+      expect(await client.zcard(store.indexKeyOf('acct_list'))).to.equal(6);
+      expect(await client.exists(store.keyOf('list-0003'), store.keyOf('list-0001'))).to.equal(2);
     });
 
     it('lists a run saved again with another creation time or agent once, at its new place, and drops the stale entries', async function () {

@@ -59,7 +59,7 @@ export const authenticatedHeaders: JsonObject = rateLimited(false);
 export const listPageHeaders: JsonObject = {
   ...authenticatedHeaders,
   Link: {
-    description: '`<url>; rel="next"` (RFC 8288): the next page, this request with `cursor` set, on the configured base URL. Absent on the last page.',
+    description: '`<url>; rel="next"` (RFC 8288): the next page, this request (its other query parameters kept) with `cursor` set to the next page\'s cursor (`next_cursor` where the body has it), on the configured base URL. Absent on the last page. A deprecated operation also sends `<url>; rel="deprecation"`.',
     required: false,
     schema: { type: 'string' },
   },

@@ -1,8 +1,8 @@
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, RUN_STATUSES } from '@svc/core';
-import { apiKeyOrToken, authenticatedHeaders, responseRef, schemaRef } from '../openapi/components.js';
+import { RUN_STATUSES } from '@svc/core';
+import { apiKeyOrToken, authenticatedHeaders, jsonResponse, listPageHeaders, pagingParameters, responseRef, schemaRef } from '../openapi/components.js';
 import { pageQueryOf, queryParams, setNextLink } from '../paging.js';
-import { sendError, sendJson } from '../pipeline/problem-details.js';
-import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import { sendError } from '../pipeline/problem-details.js';
+import { sendResultAs } from '../pipeline/rate-limit.js';
 import type { AuthenticatedRoute } from '../route.js';
 
 /** The query parameters the run list reads; any other is ignored, as for every operation. */
@@ -12,8 +12,8 @@ const PARAMETERS = ['agent_id', 'status', 'limit', 'cursor'] as const;
  * `GET /api/v1/runs?agent_id=&status=&limit=&cursor=` (main listener only): the caller's
  * runs, newest first → 200 `{"data": [Run], "next_cursor": string | null}`, with
  * `Link: <…>; rel="next"` (RFC 8288) when a next page exists. A query parameter sent
- * twice, or invalid, → 400 `validation_failed` naming it (`errors: [{path: "/limit"}]`).
- * Charged once to the credential's window, like `getRun`.
+ * twice, or invalid, → 400 `validation_failed` naming it (`errors: [{path: "/limit"}]`); a
+ * cursor not signed for this account and these filters → 400 `invalid_cursor`. Charged once to the credential's window, like `getRun`.
  * Source: docs/CONTRACT.md "Discovery"; docs/decisions.md "Discovery: listing runs".
  */
 export const listRunsRoute: AuthenticatedRoute = {
@@ -38,13 +38,7 @@ export const listRunsRoute: AuthenticatedRoute = {
         ...(agentId !== undefined ? { agentId } : {}),
         ...(status !== undefined ? { status } : {}),
       });
-      if (caller.meter.decision !== undefined) setRateLimitHeaders(ctx.res, caller.meter.decision);
-      if (!result.ok) {
-        sendError(ctx, result.error);
-        return;
-      }
-      const nextCursor = setNextLink(ctx, settings.baseUrl, result.value.nextCursor);
-      sendJson(ctx, 200, { data: result.value.items, next_cursor: nextCursor });
+      sendResultAs(ctx, caller.meter, result, 200, (page) => ({ data: page.items, next_cursor: setNextLink(ctx, settings.baseUrl, page.nextCursor) }));
     };
   },
   openapi: () => ({
@@ -60,28 +54,10 @@ export const listRunsRoute: AuthenticatedRoute = {
     parameters: [
       { name: 'agent_id', in: 'query', required: false, description: 'Only the runs of this agent.', schema: { type: 'string' } },
       { name: 'status', in: 'query', required: false, description: 'Only the runs with this status when the page is read.', schema: { type: 'string', enum: [...RUN_STATUSES] } },
-      { name: 'limit', in: 'query', required: false, description: `Runs per page, 1..${MAX_PAGE_LIMIT}.`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT } },
-      {
-        name: 'cursor',
-        in: 'query',
-        required: false,
-        description: "The `next_cursor` of the previous page, as it was given (opaque). Keep the other parameters as they were; a cursor this service did not give → 400.",
-        schema: { type: 'string' },
-      },
+      ...pagingParameters,
     ],
     responses: {
-      '200': {
-        description: 'One page of runs.',
-        headers: {
-          ...authenticatedHeaders,
-          Link: {
-            description: '`<url>; rel="next"` (RFC 8288) while a next page exists: this request on the base address with `cursor` set to `next_cursor`. Absent on the last page (also carries `rel="deprecation"` when the operation is deprecated).',
-            required: false,
-            schema: { type: 'string' },
-          },
-        },
-        content: { 'application/json': { schema: schemaRef('RunList') } },
-      },
+      '200': jsonResponse('One page of runs.', 'RunList', listPageHeaders),
       '400': {
         description:
           '`validation_failed`: a query parameter is invalid or sent twice; `invalid_cursor`: a `cursor` this service did not sign for this account and these filters. `errors[0].path` names the parameter (`/status`, `/limit`, `/cursor`, …) and `detail` starts `query parameter <name>:`.',

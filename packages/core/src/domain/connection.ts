@@ -18,6 +18,18 @@ export interface Connection {
   readonly createdAt?: Date;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
+
+/**
+ * True when `value` has the form of a connection id: a UUID written 8-4-4-4-12 in
+ * hexadecimal digits, any case (RFC 9562 §4; no version check). A connection is looked
+ * up by the lower-case form; anything else names no connection and is never looked up.
+ * Source: docs/api-spec.md "Connection" (identified by a UUID).
+ */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
 /**
  * The only connection type that allows row writes.
  * Source: docs/api-spec.md "Connection", docs/CONTRACT.md "Row writes".

@@ -40,7 +40,9 @@ export interface Page<T> {
  * sent (strings over HTTP, a number from an MCP tool). Absent when not sent.
  */
 export interface PageQuery {
+  /** Items wanted, 1..{@link MAX_PAGE_LIMIT} (a decimal string over HTTP); absent: {@link DEFAULT_PAGE_LIMIT}. */
   readonly limit?: string | number;
+  /** A {@link ListPage.nextCursor} given before, as it was; absent: the first page. */
   readonly cursor?: string;
 }
 
@@ -51,15 +53,31 @@ export interface PageQuery {
  * `cursor` of `Link: rel="next"`, and `next_cursor` where the body is wrapped.
  */
 export interface ListPage<T> {
+  /** At most the `limit` asked for (default {@link DEFAULT_PAGE_LIMIT}), in the list's order; may be empty. */
   readonly items: readonly T[];
+  /**
+   * The opaque cursor of the next page (`[A-Za-z0-9_-]`, one `.`), present only when more
+   * items may follow; valid only for the same list, account and filters. Given back as
+   * {@link PageQuery.cursor}.
+   */
   readonly nextCursor?: string;
 }
 
 const INVALID_CURSOR_MESSAGE = 'is not a cursor of this list; start again without it';
 
-function parameterIssue<C extends 'validation_failed' | 'invalid_cursor'>(code: C, parameter: string, message: string): DomainError<C> {
-  // The list operations have no body: the pointer names the query parameter, and `detail` says so.
-  return domainError(code, `query parameter ${parameter}: ${message}`, { errors: [{ path: `/${parameter}`, message }] });
+/**
+ * The 400 answer to a bad query parameter of a list operation, the one shape every door
+ * and use case gives: `detail` `query parameter <name>: <message>` and `errors: [{path:
+ * "/<name>", message}]` (the operations have no body, so the pointer names the query
+ * parameter). Source: docs/CONTRACT.md "Discovery"; docs/decisions.md "Discovery".
+ *
+ * @param code - `validation_failed` (an invalid value, or a parameter sent twice) or
+ *   `invalid_cursor` (a `cursor` this service did not sign for this list).
+ * @param name - the query parameter, e.g. `limit`.
+ * @param message - what is wrong, e.g. `must be sent at most once`.
+ */
+export function queryParameterError<C extends 'validation_failed' | 'invalid_cursor'>(code: C, name: string, message: string): DomainError<C> {
+  return domainError(code, `query parameter ${name}: ${message}`, { errors: [{ path: `/${name}`, message }] });
 }
 
 /**
@@ -71,7 +89,7 @@ export function parsePageLimit(limit: PageQuery['limit']): Result<number, Domain
   if (limit === undefined) return ok(DEFAULT_PAGE_LIMIT);
   const value = typeof limit === 'number' ? limit : /^[0-9]{1,3}$/u.test(limit) ? Number(limit) : Number.NaN;
   if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_LIMIT) {
-    return err(parameterIssue('validation_failed', 'limit', `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`));
+    return err(queryParameterError('validation_failed', 'limit', `must be a whole number from 1 to ${MAX_PAGE_LIMIT}`));
   }
   return ok(value);
 }
@@ -121,7 +139,7 @@ export class PageCursors {
     if (!limit.ok) return limit;
     if (query.cursor === undefined) return ok({ limit: limit.value });
     const after = this.positionOf(query.cursor, binding);
-    if (after === undefined) return err(parameterIssue('invalid_cursor', 'cursor', INVALID_CURSOR_MESSAGE));
+    if (after === undefined) return err(queryParameterError('invalid_cursor', 'cursor', INVALID_CURSOR_MESSAGE));
     return ok({ limit: limit.value, after });
   }
 

@@ -1,3 +1,4 @@
+import { isUuid } from '../domain/connection.js';
 import type { DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
@@ -19,8 +20,6 @@ export interface GetConnectionInput {
 /** Codes {@link GetConnection} can produce. */
 export type GetConnectionErrorCode = 'not_found' | 'rate_limited';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
-
 /**
  * Reads one of the caller's connections: `GET /api/v1/connections/{connection_id}`.
  * Charges the request first; a malformed id, a missing connection and another account's
@@ -39,7 +38,7 @@ export class GetConnection {
   async execute(input: GetConnectionInput): Promise<Result<ConnectionView, DomainError<GetConnectionErrorCode>>> {
     const refused = await (input.meter ?? UNMETERED).charge();
     if (refused !== undefined) return err(refused);
-    const connection = UUID.test(input.connectionId) ? await this.connections.findById(input.connectionId.toLowerCase()) : undefined;
+    const connection = isUuid(input.connectionId) ? await this.connections.findById(input.connectionId.toLowerCase()) : undefined;
     if (connection === undefined || connection.accountId !== input.principal.accountId) return err(connectionNotFound(input.connectionId));
     return ok(connectionViewOf(connection, this.settings));
   }

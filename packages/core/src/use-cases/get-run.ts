@@ -1,4 +1,5 @@
 import { domainError } from '../domain/errors.js';
+import { MAX_RESOURCE_ID_LENGTH } from '../domain/limits.js';
 import type { Principal } from '../domain/principal.js';
 import type { DomainError } from '../domain/errors.js';
 import { err, ok, type Result } from '../domain/result.js';
@@ -34,7 +35,7 @@ export class GetRun {
   async execute(input: GetRunInput): Promise<Result<RunView, DomainError<GetRunErrorCode>>> {
     const refused = await (input.meter ?? UNMETERED).charge();
     if (refused !== undefined) return err(refused);
-    const run = input.runId.length <= 128 ? await this.runs.get(input.runId) : undefined;
+    const run = input.runId.length <= MAX_RESOURCE_ID_LENGTH ? await this.runs.get(input.runId) : undefined;
     if (run === undefined || run.accountId !== input.principal.accountId) return err(domainError('not_found', 'The run was not found.'));
     return ok(viewOf(run, this.settings.baseUrl));
   }

@@ -1,14 +1,12 @@
-import { domainError, type DomainError } from '../domain/errors.js';
-import type { ListPage, PageCursors, PageQuery } from '../domain/page.js';
+import type { DomainError } from '../domain/errors.js';
+import { MAX_RESOURCE_ID_LENGTH } from '../domain/limits.js';
+import { queryParameterError, type ListPage, type PageCursors, type PageQuery } from '../domain/page.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import { RUN_STATUSES, type RunStatus } from '../domain/run.js';
 import type { RunStore } from '../ports/run-store.js';
 import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
 import { viewOf, type RunView } from './run-view.js';
-
-/** Longest `agent_id` the list looks up; a longer one names no agent (ids are at most 128 characters). */
-const MAX_AGENT_ID_LENGTH = 128;
 
 /** Input of {@link ListRuns}: the query parameters of `GET /api/v1/runs` as sent (absent when not sent). */
 export interface ListRunsInput {
@@ -60,15 +58,14 @@ export class ListRuns {
     if (refused !== undefined) return err(refused);
     const { status } = input;
     if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
-      const message = `must be one of ${RUN_STATUSES.join(', ')}`;
-      return err(domainError('validation_failed', `query parameter status: ${message}`, { errors: [{ path: '/status', message }] }));
+      return err(queryParameterError('validation_failed', 'status', `must be one of ${RUN_STATUSES.join(', ')}`));
     }
     const { agentId } = input;
     const binding = JSON.stringify(['runs', input.principal.accountId, agentId ?? null, status ?? null]);
     const page = this.cursors.read(input.page, binding);
     if (!page.ok) return page;
     // An id no agent can have: nothing to ask the store.
-    if (agentId !== undefined && (agentId.length === 0 || agentId.length > MAX_AGENT_ID_LENGTH)) return ok({ items: [] });
+    if (agentId !== undefined && (agentId.length === 0 || agentId.length > MAX_RESOURCE_ID_LENGTH)) return ok({ items: [] });
     const filter = { ...(agentId !== undefined ? { agentId } : {}), ...(status !== undefined ? { status: status as RunStatus } : {}) };
     const found = await this.runs.list(input.principal.accountId, filter, page.value);
     return ok(this.cursors.pageOf(found, binding, (run) => viewOf(run, this.settings.baseUrl)));

@@ -1,4 +1,4 @@
-import { allowsWrites, type Connection } from '../domain/connection.js';
+import { allowsWrites, isUuid, type Connection } from '../domain/connection.js';
 import { parseEntityName, type EntityName } from '../domain/entity-name.js';
 import { domainError, validationFailed, type DomainError, type ValidationIssue } from '../domain/errors.js';
 import { parseEgressHeader, type EgressRoute } from '../domain/egress-route.js';
@@ -44,11 +44,9 @@ export type RecordWriteErrorCode =
   | 'rate_limited'
   | WriteErrorCode;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
-
 /** The not-found answer, the same for a missing and a foreign connection. */
 export function connectionNotFound(connectionId: string): DomainError<'not_found'> {
-  const which = UUID.test(connectionId) ? `Connection ${connectionId}` : 'The connection';
+  const which = isUuid(connectionId) ? `Connection ${connectionId}` : 'The connection';
   return domainError('not_found', `${which} was not found.`);
 }
 
@@ -63,7 +61,7 @@ export async function writableConnection(
   principal: Principal,
   connectionId: string,
 ): Promise<Result<Connection, DomainError<'not_found' | 'writes_not_supported'>>> {
-  const connection = UUID.test(connectionId) ? await catalog.findById(connectionId.toLowerCase()) : undefined;
+  const connection = isUuid(connectionId) ? await catalog.findById(connectionId.toLowerCase()) : undefined;
   if (connection === undefined || connection.accountId !== principal.accountId) {
     return err(connectionNotFound(connectionId));
   }

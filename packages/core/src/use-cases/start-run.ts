@@ -1,4 +1,4 @@
-import { domainError, validationFailed, type DomainError } from '../domain/errors.js';
+import { validationFailed, type DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { Run } from '../domain/run.js';
@@ -8,6 +8,7 @@ import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
 import type { RunQueue } from '../ports/run-queue.js';
 import { validateStartRunBody, type StartRunBody, type WireBody } from '../schemas/validate.js';
+import { visibleAgent } from './find-agent.js';
 import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
 import { statusUrlOf } from './run-view.js';
 
@@ -69,7 +70,7 @@ function describe(request: RunRequest): string {
  * Starts an asynchronous run: `POST /api/v1/agents/{agent_id}/run`.
  *
  * Steps: validate the body (Option 1 files or Option 2 message, `validation_failed`);
- * find the agent (`not_found`, the same for another account's); charge the request
+ * find the agent (`visibleAgent`: `not_found`, the same for another account's); charge the request
  * (`input.meter`: the credential's window and, for a valid request to a visible agent, the
  * agent's window too, 30 / 60 s by default) in one
  * all-or-none charge (`rate_limited`); record and enqueue the run; answer `queued`.
@@ -90,13 +91,16 @@ export class StartRun {
   async execute(input: StartRunInput): Promise<Result<RunStartResult, DomainError<StartRunErrorCode>>> {
     const { principal } = input;
     const body = validateStartRunBody(input.body);
-    const agent = body.ok ? await this.agents.findById(input.agentId) : undefined;
-    const visible = agent !== undefined && agent.accountId === principal.accountId;
-
-    const refused = await (input.meter ?? UNMETERED).charge(visible ? input.agentId : undefined);
+    const meter = input.meter ?? UNMETERED;
+    if (!body.ok) {
+      // Refused without touching the catalog; charged to the credential's window only.
+      const refused = await meter.charge();
+      return err(refused ?? validationFailed(body.error));
+    }
+    const agent = await visibleAgent(this.agents, principal, input.agentId);
+    const refused = await meter.charge(agent.ok ? input.agentId : undefined);
     if (refused !== undefined) return err(refused);
-    if (!body.ok) return err(validationFailed(body.error));
-    if (!visible) return err(domainError('not_found', 'The agent was not found.'));
+    if (!agent.ok) return agent;
 
     const now = this.clock.now();
     const request = requestOf(body.value);
