@@ -125,8 +125,9 @@ export interface PostgresCatalogSettings {
 
 /**
  * The environment variable holding the key list cursors are signed with (at least 32
- * bytes, UTF-8; shorter → `ConfigError`; unset or empty → a random key per process). Every
- * instance serving one API needs the same value, or a cursor one gives is refused by
+ * bytes, UTF-8; shorter → `ConfigError`; unset or empty → the key shared through Redis when
+ * Redis is configured (container `sharedCursorKey`), else a random key per process). Every
+ * instance serving one API signs with the same key, or a cursor one gives is refused by
  * another. Source: docs/decisions.md "Discovery: agents and connections".
  */
 export const CURSOR_KEY_ENV = 'SVC_CURSOR_KEY';
@@ -141,8 +142,9 @@ export interface ServerSettings {
   readonly egressSourceAddress?: string;
   /**
    * The key list cursors are signed with, from the environment variable `SVC_CURSOR_KEY`
-   * (at least 32 bytes; never logged); absent: a random key per process (core
-   * `CoreOptions.cursorKey`). Source: docs/decisions.md "Discovery: agents and connections".
+   * (at least 32 bytes; never logged); absent: the key shared through Redis, or a random
+   * key per process without Redis (core `CoreOptions.cursorKey`).
+   * Source: docs/decisions.md "Discovery: agents and connections".
    */
   readonly cursorKey?: string;
   readonly rateLimits: {
