@@ -2,9 +2,9 @@
 // docs/decisions.md "Discovery: agents and connections"): the API server as a child process,
 // with the accounts in its configuration file and in a PostgreSQL catalog, called over HTTP.
 import { expect } from 'chai';
-import { migrateCatalog, PostgresCatalog } from '@svc/adapter-postgres';
+import { migrateCatalog } from '@svc/adapter-postgres';
 import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
-import { CATALOG_TEST_URL, dropSchema } from './support/catalog-database.js';
+import { CATALOG_TEST_URL, dropSchema, fillCatalog, type AccountEntry } from './support/catalog-database.js';
 import { startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 import { apiKey, bearer, call, expectData, expectProblem, expectRateLimitHeaders, type Answer } from '../../../tools/test-support/http.js';
 
@@ -35,48 +35,6 @@ const MORE_CONNECTIONS_B = [{ id: 'd15c0000-0000-4000-8000-0000000000b1', type: 
 const ALL_AGENTS_A = [...Object.values(AGENTS), ...MORE_AGENTS_A.map((a) => a.id)].sort();
 const ALL_CONNECTIONS_A = [SQL_A, PG_A, ...MORE_CONNECTIONS_A.map((c) => c.id.toLowerCase())].sort();
 const IDS_OF_B = [AGENT_B, SQL_B, ...MORE_AGENTS_B.map((a) => a.id), ...MORE_CONNECTIONS_B.map((c) => c.id)];
-
-interface AccountEntry {
-  readonly id: string;
-  readonly api_keys?: readonly { id: string; sha256: string }[];
-  readonly oauth_tokens?: readonly { id: string; sha256: string; scopes: string[]; expires_at?: string }[];
-  readonly agents?: readonly { id: string; name?: string; description?: string }[];
-  readonly connections?: readonly { id: string; type: string; name?: string; sqlserver?: typeof DETAILS }[];
-}
-
-/** The configuration's accounts written into a migrated PostgreSQL catalog (credentials by digest; the catalog refuses a token without scopes, so those are left out). */
-async function fillCatalog(schema: string, accounts: readonly AccountEntry[]): Promise<void> {
-  const catalog = await PostgresCatalog.open({ connection: CATALOG_TEST_URL, schema, cache: false });
-  try {
-    for (const account of accounts) {
-      await catalog.admin.addAccount(account.id);
-      for (const k of account.api_keys ?? []) await catalog.admin.importCredential({ credentialId: k.id, accountId: account.id, kind: 'api_key', sha256: k.sha256, scopes: [] });
-      for (const t of (account.oauth_tokens ?? []).filter((token) => token.scopes.length > 0)) {
-        await catalog.admin.importCredential({
-          credentialId: t.id,
-          accountId: account.id,
-          kind: 'oauth',
-          sha256: t.sha256,
-          scopes: t.scopes,
-          ...(t.expires_at === undefined ? {} : { expiresAt: new Date(t.expires_at) }),
-        });
-      }
-      for (const a of account.agents ?? []) await catalog.admin.addAgent({ accountId: account.id, ...a });
-      for (const c of account.connections ?? []) {
-        const { sqlserver, ...rest } = c;
-        await catalog.admin.addConnection({
-          accountId: account.id,
-          ...rest,
-          ...(sqlserver === undefined
-            ? {}
-            : { sqlserver: { host: sqlserver.host, port: sqlserver.port, database: sqlserver.database, user: sqlserver.user, password: { env: sqlserver.password_env }, encrypt: false, trustServerCertificate: true } }),
-        });
-      }
-    }
-  } finally {
-    await catalog.close();
-  }
-}
 
 /** Every page from `path`, following `Link: rel="next"` (checked to be on the base URL). */
 async function pages(base: string, path: string, headers: Record<string, string>): Promise<Answer[]> {

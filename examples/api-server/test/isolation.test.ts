@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { sha256Hex } from '@svc/core';
 import { CatalogDuplicateError, migrateCatalog, PostgresCatalog } from '@svc/adapter-postgres';
 import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
-import { CATALOG_TEST_URL, dropSchema } from './support/catalog-database.js';
+import { CATALOG_TEST_URL, dropSchema, fillCatalog, type AccountEntry } from './support/catalog-database.js';
 import { comparable, documentedOperations, probeCoverage, type Comparable, type DocumentedOperation } from './support/isolation.js';
 import { runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 import { apiKey, bearer, call, expectData, expectProblem, type CallOptions } from '../../../tools/test-support/http.js';
@@ -151,41 +151,6 @@ const agentLike = (id: string): string => `${id.slice(0, id.indexOf('_') + 1)}${
 
 /** Where the accounts live: the configuration file, or a PostgreSQL catalog filled with the same entries. */
 type Catalog = 'configuration file' | 'PostgreSQL catalog';
-
-/** Account entries of a configuration file, as {@link e2eConfig} writes them. */
-interface AccountEntry {
-  readonly id: string;
-  readonly api_keys?: readonly { id: string; sha256: string }[];
-  readonly oauth_tokens?: readonly { id: string; sha256: string; scopes: string[]; expires_at?: string }[];
-  readonly agents?: readonly { id: string }[];
-  readonly connections?: readonly { id: string; type: string }[];
-}
-
-/** Writes the configuration's accounts into a migrated PostgreSQL catalog schema, digests as they are. */
-async function fillCatalog(schema: string, accounts: readonly AccountEntry[]): Promise<void> {
-  const catalog = await PostgresCatalog.open({ connection: CATALOG_TEST_URL, schema });
-  try {
-    for (const account of accounts) {
-      await catalog.admin.addAccount(account.id);
-      for (const k of account.api_keys ?? []) await catalog.admin.importCredential({ credentialId: k.id, accountId: account.id, kind: 'api_key', sha256: k.sha256, scopes: [] });
-      // The PostgreSQL catalog refuses a token without scopes (the file allows one): left out, it answers 401 like any unknown token.
-      for (const t of (account.oauth_tokens ?? []).filter((token) => token.scopes.length > 0)) {
-        await catalog.admin.importCredential({
-          credentialId: t.id,
-          accountId: account.id,
-          kind: 'oauth',
-          sha256: t.sha256,
-          scopes: t.scopes,
-          ...(t.expires_at === undefined ? {} : { expiresAt: new Date(t.expires_at) }),
-        });
-      }
-      for (const a of account.agents ?? []) await catalog.admin.addAgent({ accountId: account.id, id: a.id });
-      for (const c of account.connections ?? []) await catalog.admin.addConnection({ accountId: account.id, id: c.id, type: c.type });
-    }
-  } finally {
-    await catalog.close();
-  }
-}
 
 for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const satisfies readonly Catalog[]) describe(`isolation between accounts on the ${catalog} (child process, every documented operation)`, function () {
   this.timeout(60_000);
