@@ -5,8 +5,9 @@ import { expect } from 'chai';
 import { migrateCatalog } from '@svc/adapter-postgres';
 import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
 import { CATALOG_TEST_URL, dropSchema, fillCatalog, type AccountEntry } from './support/catalog-database.js';
+import { everyPage } from './support/paging.js';
 import { startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
-import { apiKey, bearer, call, expectData, expectProblem, expectRateLimitHeaders, type Answer } from '../../../tools/test-support/http.js';
+import { apiKey, bearer, call, expectData, expectProblem, type Answer } from '../../../tools/test-support/http.js';
 
 const A = apiKey(SECRETS.keyA);
 const B = apiKey(SECRETS.keyB);
@@ -36,22 +37,8 @@ const ALL_AGENTS_A = [...Object.values(AGENTS), ...MORE_AGENTS_A.map((a) => a.id
 const ALL_CONNECTIONS_A = [SQL_A, PG_A, ...MORE_CONNECTIONS_A.map((c) => c.id.toLowerCase())].sort();
 const IDS_OF_B = [AGENT_B, SQL_B, ...MORE_AGENTS_B.map((a) => a.id), ...MORE_CONNECTIONS_B.map((c) => c.id)];
 
-/** Every page from `path`, following `Link: rel="next"` (checked to be on the base URL). */
-async function pages(base: string, path: string, headers: Record<string, string>): Promise<Answer[]> {
-  const out: Answer[] = [];
-  let url: string | null = `${base}${path}`;
-  while (url !== null) {
-    const answer = await call('', 'GET', url, { headers });
-    expect(answer.status, answer.text).to.equal(200);
-    expectRateLimitHeaders(answer, true);
-    out.push(answer);
-    const link = answer.headers.get('link');
-    url = link === null ? null : (/^<([^>]+)>; rel="next"$/u.exec(link)?.[1] ?? 'malformed Link');
-    if (url !== null) expect(url.startsWith(`${base}${path.split('?')[0] ?? ''}?`), url).to.equal(true);
-    expect(out.length).to.be.below(30);
-  }
-  return out;
-}
+/** Every page from `path` on `base` (support `everyPage`). */
+const pages = (base: string, path: string, headers: Record<string, string>): Promise<Answer[]> => everyPage(`${base}${path}`, headers, undefined, 30);
 
 type Catalog = 'configuration file' | 'PostgreSQL catalog';
 

@@ -5,8 +5,9 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { eventually } from '@svc/core/testing';
 import { addresses, AGENT_B, AGENTS, e2eConfig, SECRETS, type Addresses } from './support/fixture.js';
+import { everyPage } from './support/paging.js';
 import { startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
-import { apiKey, bearer, call, expectData, expectProblem, expectRateLimitHeaders, type Answer } from '../../../tools/test-support/http.js';
+import { apiKey, bearer, call, expectData, expectProblem, type Answer } from '../../../tools/test-support/http.js';
 import { deleteKeys, REDIS_URL, redisOrSkip } from '../../../tools/test-support/redis.js';
 
 const keyA = apiKey(SECRETS.keyA);
@@ -47,21 +48,12 @@ for (const backend of ['in-memory runs', 'Redis runs'] as const) {
       return expectData<{ run_id: string }>(await call(at.url, 'POST', `/api/v1/agents/${agent}/run`, { headers: key, json: { message } }), 202).run_id;
     }
 
-    /** Follows `Link: rel="next"` from `path` to the last page: every page's answer. */
-    async function pages(path: string, key: Record<string, string>): Promise<Answer[]> {
-      const answers: Answer[] = [];
-      let url: string | undefined = `${at.url}${path}`;
-      while (url !== undefined && answers.length < 50) {
-        const answer = await call('', 'GET', url, { headers: key });
-        expect(answer.status, answer.text).to.equal(200);
-        expectRateLimitHeaders(answer, true);
-        answers.push(answer);
+    /** Follows `Link: rel="next"` from `path` to the last page (support `everyPage`), `Link` present exactly when `next_cursor` is. */
+    function pages(path: string, key: Record<string, string>): Promise<Answer[]> {
+      return everyPage(`${at.url}${path}`, key, (answer) => {
         const link = answer.headers.get('link');
-        const next = link === null ? undefined : /<([^>]+)>; rel="next"/u.exec(link)?.[1];
-        expect(next === undefined, `Link (${String(link)}) iff next_cursor (${String((answer.body as RunList).next_cursor)})`).to.equal((answer.body as RunList).next_cursor === null);
-        url = next;
-      }
-      return answers;
+        expect(link === null, `Link (${String(link)}) iff next_cursor (${String((answer.body as RunList).next_cursor)})`).to.equal((answer.body as RunList).next_cursor === null);
+      });
     }
     const idsOf = (answers: readonly Answer[]): string[] => answers.flatMap((a) => (a.body as RunList).data.map((r) => r.run_id));
 
