@@ -125,7 +125,10 @@ const answered = new WeakSet<Duplex>();
  * - `connect` (a `CONNECT` request, which Node otherwise drops without a word) → 405
  *   `method_not_allowed`, the same way.
  * - `checkExpectation`: an `Expect` other than `100-continue` → 417
- *   `expectation_failed` (RFC 9110 §10.1.1), with `Connection: close`.
+ *   `expectation_failed` (RFC 9110 §10.1.1) once its body is read; the connection stays
+ *   open for the requests pipelined after it (closing over their unread bytes would reset
+ *   it, hostile-HTTP seed 217035973), unless the body could not be read
+ *   (`Connection: close`).
  * - `checkContinue`: `100 Continue` is sent when the request's turn comes on a pipelined
  *   connection, never inside an earlier answer; then the request is served as usual.
  *
@@ -195,7 +198,7 @@ export function handleClientErrors(server: Server, logger: Logger): void {
   });
 }
 
-/** The 417 of an `Expect` other than `100-continue`, with `Connection: close`. */
+/** The 417 of an `Expect` other than `100-continue`; `Connection: close` only when its body was not read to the end. */
 function answerExpectationFailed(req: IncomingMessage, res: ServerResponse, logger: Logger): void {
   const requestId = randomUUID();
   const body = JSON.stringify(
@@ -205,7 +208,7 @@ function answerExpectationFailed(req: IncomingMessage, res: ServerResponse, logg
     'Content-Type': PROBLEM_CONTENT_TYPE,
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': requestId,
-    Connection: 'close',
+    ...(req.complete ? {} : { Connection: 'close' }),
   });
   res.end(body);
   logger.warn({ request_id: requestId, status: 417, code: 'expectation_failed', method: req.method }, 'request refused: unsupported Expect');

@@ -8,13 +8,13 @@ import { rawExchange, type RawAnswer } from '../../../tools/test-support/raw-htt
 
 const SECRET = 'svc-client-error-secret-000000000001';
 
-/** Asserts a problem details answer of `code` that closes the connection; returns its body. */
-function expectRawProblem(answer: RawAnswer | undefined, code: keyof typeof STATUS_BY_CODE): Record<string, unknown> {
+/** Asserts a problem details answer of `code` whose `Connection` is `connection` (default: it closes); returns its body. */
+function expectRawProblem(answer: RawAnswer | undefined, code: keyof typeof STATUS_BY_CODE, connection: 'close' | 'keep-alive' = 'close'): Record<string, unknown> {
   if (answer === undefined) throw new Error(`no answer (expected ${code})`);
   expect(answer.version).to.equal('HTTP/1.1');
   expect(answer.status, code).to.equal(STATUS_BY_CODE[code]);
   expect(answer.headers.get('content-type')).to.deep.equal(['application/problem+json']);
-  expect(answer.headers.get('connection')).to.deep.equal(['close']);
+  expect(answer.headers.get('connection')).to.deep.equal([connection]);
   const body = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
   expect(body).to.include({ type: 'about:blank', status: STATUS_BY_CODE[code], code });
   expect(body['detail']).to.be.a('string').and.not.equal('');
@@ -82,7 +82,16 @@ describe('adapter-http: requests the HTTP parser refuses (handleClientErrors)', 
 
   it('answers 417 expectation_failed to an Expect other than 100-continue', async function () {
     const exchange = await rawExchange(port, 'POST / HTTP/1.1\r\nHost: t\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}', { timeoutMs: 5_000, expectAnswers: 1 });
-    expectRawProblem(exchange.answers[0], 'expectation_failed');
+    expectRawProblem(exchange.answers[0], 'expectation_failed', 'keep-alive');
+  });
+
+  it('keeps the connection after a 417 whose body was read: the requests pipelined after it are answered, no reset', async function () {
+    const refused = 'PATCH /x HTTP/1.1\r\nHost: t\r\nExpect: foo=bar\r\nContent-Length: 2\r\n\r\n{}';
+    const next = 'GET /livez HTTP/1.1\r\nHost: t\r\n\r\n';
+    const exchange = await rawExchange(port, `${refused}${next}${next}`, { timeoutMs: 5_000, expectAnswers: 3 });
+    expect(exchange.answers.map((a) => a.status)).to.deep.equal([417, 200, 200]);
+    expect(exchange.answers[0]?.headers.get('connection')?.[0]).to.not.equal('close');
+    expect(exchange.reset).to.equal(false);
   });
 
   it('leaves Expect: 100-continue to Node: 100 Continue, then the answer', async function () {
