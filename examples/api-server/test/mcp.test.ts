@@ -216,6 +216,14 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     // Without an auth provider the SDK client reports the 401 as an HTTP error.
     expect(thrown).to.be.instanceOf(SdkHttpError);
     expect((thrown as SdkHttpError).status).to.equal(401);
+    // For every agent id, existing or not (CONTRACT "Isolation between accounts", MCP): the same 401, and metadata served.
+    const missingAgent = await rpc(base, 'agent_zzzz', {}, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(missingAgent.status).to.equal(401);
+    expect(missingAgent.headers.get('www-authenticate')).to.equal(`Bearer realm="svc", resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1/agents/agent_zzzz/mcp"`);
+    const { request_id: _m, ...missingProblem } = missing.body as Record<string, unknown>;
+    const { request_id: _z, ...missingAgentProblem } = missingAgent.body as Record<string, unknown>;
+    expect(missingAgentProblem).to.deep.equal(missingProblem);
+    expect((await call(base, 'GET', '/.well-known/oauth-protected-resource/api/v1/agents/agent_zzzz/mcp')).status).to.equal(200);
     const metadata = await call(base, 'GET', new URL(metadataUrl).pathname);
     expect(metadata.status).to.equal(200);
     expect(metadata.body).to.deep.include({ resource: `${base}${mcpPath(AGENTS.main)}`, bearer_methods_supported: ['header'], scopes_supported: ['runs:write', 'runs:read'] });
