@@ -166,15 +166,36 @@ ${tail}</body>
 }
 
 /**
+ * Where Redoc 2.5's standalone bundle loads its vendor's logo from, in the "API docs by
+ * Redocly" line of its side menu: always, whatever the options (`hideLogo` is about the
+ * document's own `x-logo`), and the `redoc` package ships no copy of it.
+ */
+const REDOC_LOGO_URL = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+/** An empty 1×1 SVG in its place: the attribution text stays, nothing leaves the origin. */
+const EMPTY_IMAGE = 'data:image/svg+xml,%3Csvg xmlns=%27http://www.w3.org/2000/svg%27 width=%271%27 height=%271%27/%3E';
+
+/**
+ * Redoc's standalone bundle with its one request to another origin (the logo, see
+ * {@link REDOC_LOGO_URL}) pointed at an inline image instead; the Content-Security-Policy
+ * would block it anyway, with a console error on every page view.
+ * @throws Error when the bundle does not hold that URL exactly once (another Redoc version:
+ *   look again at what it loads before serving it).
+ */
+function selfContainedRedoc(bundle: string): string {
+  const parts = bundle.split(REDOC_LOGO_URL);
+  if (parts.length !== 2) throw new Error(`redoc.standalone.js holds ${REDOC_LOGO_URL} ${parts.length - 1} times, not once: check what this Redoc version loads`);
+  return parts.join(EMPTY_IMAGE);
+}
+
+/**
  * Starts Redoc on the reference page: a file of the site, since the Content-Security-Policy
- * allows no inline script. `hideLogo`: Redoc 2.5 otherwise loads its vendor's logo from
- * its CDN (docs/NOTES-dependencies.md "API reference renderers"); nothing may leave the origin.
+ * allows no inline script. `scrollYOffset`: the sticky header stays above the sections it
+ * scrolls to.
  */
 const REFERENCE_SCRIPT = `// Renders the API reference of the served OpenAPI document (examples/api-server/src/docs-site.ts).
 (function () {
   var element = document.getElementById('redoc');
   Redoc.init(element.getAttribute('data-spec-url'), {
-    hideLogo: true,
     scrollYOffset: 'header.site',
     expandResponses: '200,201,202',
     sortTagsAlphabetically: false
@@ -220,7 +241,8 @@ export function renderDocsSite(input: DocsSiteInput): DocsSite | undefined {
     ),
   });
   const require = createRequire(import.meta.url);
-  pages.push({ path: '/docs/assets/redoc.standalone.js', contentType: JAVASCRIPT, body: readFileSync(require.resolve('redoc/bundles/redoc.standalone.js')) });
+  const redoc = selfContainedRedoc(readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8'));
+  pages.push({ path: '/docs/assets/redoc.standalone.js', contentType: JAVASCRIPT, body: Buffer.from(redoc) });
   pages.push({ path: '/docs/assets/reference.js', contentType: JAVASCRIPT, body: Buffer.from(REFERENCE_SCRIPT) });
   pages.push({ path: '/docs/assets/docs.css', contentType: CSS, body: readFileSync(join(dir, 'assets', 'docs.css')) });
   return { pages };
