@@ -27,6 +27,15 @@ const LIMITS = { credential: { requests: 450, window_seconds: 30 }, agent: { req
 /** How long one page may take to load or render (the reference parses a 1 MB bundle). */
 const PAGE_TIMEOUT_MS = 15_000;
 
+/** The little of the browser's DOM the page functions use (the tests compile without the DOM library). */
+interface BrowserWindow {
+  readonly document: { getElementById(id: string): unknown };
+}
+/** An `<a>` element: its resolved, absolute `href`. */
+interface Anchor {
+  readonly href: string;
+}
+
 interface Operation {
   readonly operationId: string;
   readonly summary: string;
@@ -66,7 +75,7 @@ describe('docs site in headless Chromium (child process)', function () {
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
-      if (process.env['CI'] === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`);
+      if (process.env['CI'] !== undefined) throw new Error(`${CHROMIUM} is missing (.ci/run installs it: apt-get install chromium); CI is set, so this fails instead of skipping`);
       console.log(`      skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
       this.skip();
     }
@@ -113,13 +122,13 @@ describe('docs site in headless Chromium (child process)', function () {
   }
 
   it('renders the API reference with every operation of the served document, and keeps a screenshot', async function () {
-    const document = parse(await (await fetch(`${at.url}/openapi.yaml`)).text()) as Parameters<typeof operationsOf>[0];
-    const operations = operationsOf(document);
+    const served = parse(await (await fetch(`${at.url}/openapi.yaml`)).text()) as Parameters<typeof operationsOf>[0];
+    const operations = operationsOf(served);
     expect(operations.length, 'operations in the served document').to.be.greaterThan(5);
     const page = await open(`${at.url}/docs/api-reference`);
     const ids = operations.map((op) => op.operationId);
     // Redoc renders each operation as a section `operation/<operationId>`.
-    await page.waitForFunction((all) => all.every((id) => document.getElementById(`operation/${id}`) !== null), ids, { timeout: PAGE_TIMEOUT_MS });
+    await page.waitForFunction((all) => all.every((id) => (globalThis as unknown as BrowserWindow).document.getElementById(`operation/${id}`) !== null), ids, { timeout: PAGE_TIMEOUT_MS });
     for (const op of operations) {
       const text = await page.locator(`[id="operation/${op.operationId}"]`).first().innerText();
       expect(text, op.operationId).to.include(op.summary);
@@ -146,7 +155,7 @@ describe('docs site in headless Chromium (child process)', function () {
 
   it('renders every guide page with the server\'s own values, and every link between pages resolves', async function () {
     const home = await open(`${at.url}/docs`);
-    const nav = await home.locator('nav.pages a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
+    const nav = await home.locator('nav.pages a').evaluateAll((links) => links.map((a) => (a as unknown as Anchor).href));
     await home.close();
     expect(nav.length, 'pages in the navigation').to.be.greaterThan(8);
     expect(nav).to.include(`${at.url}/docs/api-reference`);
@@ -155,8 +164,8 @@ describe('docs site in headless Chromium (child process)', function () {
       const page = await open(url);
       expect(await page.locator('main.guide h1').count(), `${url}: one title`).to.equal(1);
       // Every page links every page (the navigation is the same everywhere).
-      expect(await page.locator('nav.pages a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href)), url).to.deep.equal(nav);
-      const links = await page.locator('main.guide a').evaluateAll((all) => all.map((a) => (a as HTMLAnchorElement).href));
+      expect(await page.locator('nav.pages a').evaluateAll((links) => links.map((a) => (a as unknown as Anchor).href)), url).to.deep.equal(nav);
+      const links = await page.locator('main.guide a').evaluateAll((all) => all.map((a) => (a as unknown as Anchor).href));
       for (const link of links) {
         const target = new URL(link);
         expect(target.origin, `${url} links ${link}`).to.equal(at.url);
