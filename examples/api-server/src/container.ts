@@ -1,4 +1,4 @@
-import { createHttpApp, createEgressApp, problemOf, type HttpApp } from '@svc/adapter-http';
+import { createHttpApp, createEgressApp, enforcedLimits, problemOf, type HttpApp, type HttpAppSettings } from '@svc/adapter-http';
 import { createMcpEndpoint, type McpEndpoint } from '@svc/adapter-mcp';
 import {
   createCore,
@@ -24,6 +24,7 @@ import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import type { PostgresCatalog } from '@svc/adapter-postgres';
 import { randomBytes } from 'node:crypto';
 import { Container, type ServiceIdentifier } from 'inversify';
+import { renderDocsSite } from './docs-site.js';
 import { LiveCatalogs } from './live-catalogs.js';
 import { RoutingRecordWriter, type SqlServerWriterFactory, type WriteTarget } from './routing-record-writer.js';
 import { ConfigError, type ServerSettings } from './settings.js';
@@ -497,6 +498,10 @@ export function buildApps(container: Container, isDraining: () => boolean): { ma
   // The agents' MCP endpoint: adapter-mcp's tools on the same use cases, mounted by the
   // HTTP adapter (adapters never import each other; docs/decisions.md "MCP").
   const mcp = createMcpEndpoint(useCases, { name: 'svc', version: MCP_SERVER_VERSION, problemOf, logger });
-  const s = { ...httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness, container.get(TOKENS.telemetry)), mcp };
+  const app: HttpAppSettings = { ...httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness, container.get(TOKENS.telemetry)), mcp };
+  // The docs site under /docs, rendered once with this server's index and limits (docs/decisions.md "Docs site").
+  const docs = renderDocsSite({ index: useCases.describeApi.execute(), limits: enforcedLimits(useCases.rateLimits.settings, app), egressUrl: settings.egressUrl });
+  if (docs === undefined) logger.warn({}, 'docs site not served: docs/guides is not there; /docs answers the llms.txt text');
+  const s: HttpAppSettings = docs === undefined ? app : { ...app, docs };
   return { main: createHttpApp(useCases, s), egress: createEgressApp(useCases, s), mcp };
 }

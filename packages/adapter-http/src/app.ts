@@ -105,7 +105,7 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
  * (`GET /api/v1`, `POST`/`PATCH /api/v1/connections/{connection_id}/records`,
  * `POST /api/v1/agents/{agent_id}/run`, `GET /api/v1/runs/{run_id}`), the OpenAPI
  * document at `/openapi.yaml` and `/docs/api-reference/openapi.yaml`, `/llms.txt`,
- * `/docs`, the OAuth protected resource metadata (RFC 9728), `/livez` and `/readyz`:
+ * `/docs` (the docs site of `settings.docs`, else the llms.txt text), the OAuth protected resource metadata (RFC 9728), `/livez` and `/readyz`:
  * the routes of `routes/`. A known path answers another method with 405 and `Allow`,
  * `OPTIONS` with 204. Errors are RFC 9457 problem details (docs/CONTRACT.md "Envelope and errors").
  */

@@ -18,4 +18,5 @@ export * from './openapi/document.js';
 export type { Json, JsonObject } from './openapi/components.js';
 export type { FixedAnswer } from './pipeline/fixed-answer.js';
 export * from './llms-txt.js';
+export * from './docs-site.js';
 export * from './client-errors.js';

@@ -1,17 +1,21 @@
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMITS, type ApiIndex, type WindowLimit } from '@svc/core';
+import type { DocsSite } from './docs-site.js';
 import { formatBytes } from './settings.js';
 
 /**
  * The `/llms.txt` text (llmstxt.org format): what the API does and where its machine
- * readable description is, for people and language models. Also served at `/docs`.
- * The credential limit comes from the index; `limits` gives the per-agent limit and the
- * body limit the server enforces (default: the core's defaults).
+ * readable description is, for people and language models. Also served at `/docs` when
+ * the app has no docs site. The credential limit comes from the index; `limits` gives the
+ * per-agent limit and the body limit the server enforces (default: the core's defaults).
+ * With `docs`, a "Docs" section links every titled page of the site (`{base_url}` + its path).
  */
 export function llmsTxt(
   index: ApiIndex,
   limits: { readonly agent: WindowLimit; readonly bodyLimitBytes: number } = { agent: DEFAULT_RATE_LIMITS.agent, bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES },
+  docs?: DocsSite,
 ): string {
   const r = index.resources;
+  const guides = (docs?.pages ?? []).flatMap((page) => (page.title !== undefined ? [`- [${page.title}](${index.base_url}${page.path})`] : []));
   return `# ${index.name}
 
 > ${index.description}
@@ -40,5 +44,5 @@ Every operation hangs off ${index.base_url}/api/${index.version}. Send an API ke
 
 - [OpenAPI 3.1](${index.openapi_url})
 - Versioning: URL path (/api/v1); deprecated operations send ${index.versioning.deprecation_headers.join(', ')}; minimum sunset notice ${index.versioning.minimum_sunset_notice_days} days.
-`;
+${guides.length > 0 ? `\n## Docs\n\n${guides.join('\n')}\n` : ''}`;
 }

@@ -23,6 +23,7 @@ import {
   type UpdateRecord,
   type WindowLimit,
 } from '@svc/core';
+import type { DocsSite } from './docs-site.js';
 import type { Deprecation } from './pipeline/deprecation.js';
 
 /** The use cases the HTTP adapter calls (any object with the same `execute`). */
@@ -117,6 +118,11 @@ export interface HttpAppSettings {
    * "MCP"); absent: that path answers 404 `not_found`, like an unknown agent.
    */
   readonly mcp?: McpDoor;
+  /**
+   * The docs site served under `/docs` (pages rendered by the composition root); absent:
+   * `/docs` answers the llms.txt text and `/docs/{page}` 404 (docs/decisions.md "Docs site").
+   */
+  readonly docs?: DocsSite;
   /** Where request lines and failures go; default: nowhere. */
   readonly logger?: Logger;
   /** Checks reported by `/readyz` (e.g. `redis`); all must pass for 200. */

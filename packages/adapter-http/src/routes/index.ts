@@ -1,5 +1,6 @@
 import type { RouteDefinition } from '../route.js';
 import { describeApiRoute } from './describe-api.js';
+import { docsHomeRoute, docsPageRoute } from './docs-site.js';
 import { getAgentRoute } from './get-agent.js';
 import { getConnectionRoute } from './get-connection.js';
 import { getRunRoute } from './get-run.js';
@@ -37,6 +38,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   mcpResourceMetadataRoute,
   openApiDocumentRoute,
   llmsTxtRoute,
+  docsHomeRoute,
+  docsPageRoute,
   protectedResourceMetadataRoute,
   livezRoute,
   readyzRoute,

@@ -52,7 +52,9 @@ export interface ApiIndexSettings {
 
 /**
  * Fills {@link ApiIndexSettings} with defaults derived from the base URL; any member of
- * `overrides` wins. Trailing slashes of the URLs are removed.
+ * `overrides` wins. Trailing slashes of the URLs are removed. The documentation URLs are
+ * pages of the docs site the API server serves under `{base_url}/docs` (one guide page
+ * each, from `docs/guides/*.md`); the spec and docs/CONTRACT.md do not fix them.
  */
 export function apiIndexSettings(
   baseUrl: string,
@@ -68,19 +70,19 @@ export function apiIndexSettings(
     baseUrl: base,
     egressUrl: egressUrl.replace(/\/+$/u, ''),
     documentationUrl: docs,
-    developersUrl: `${docs}#developers`,
-    authenticationDocumentationUrl: `${docs}#authentication`,
+    developersUrl: `${docs}/developers`,
+    authenticationDocumentationUrl: `${docs}/authentication`,
     oauthMetadataUrl: `${base}/.well-known/oauth-protected-resource`,
-    accessRequestUrl: `${docs}#access`,
+    accessRequestUrl: `${docs}/access`,
     trial: { available: false, durationDays: 0, inviteRequired: true },
     publicSandboxAvailable: false,
     credentialRateLimit: DEFAULT_RATE_LIMITS.credential,
-    rateLimitsDocumentationUrl: `${docs}#rate-limits`,
-    versioningDocumentationUrl: `${docs}#versioning`,
+    rateLimitsDocumentationUrl: `${docs}/rate-limits`,
+    versioningDocumentationUrl: `${docs}/versioning`,
     llmsTxtUrl: `${base}/llms.txt`,
     cliName: 'svc',
-    cliDocumentationUrl: `${docs}#cli`,
-    webhooksDocumentationUrl: `${docs}#webhooks`,
+    cliDocumentationUrl: `${docs}/cli`,
+    webhooksDocumentationUrl: `${docs}/webhooks`,
     ...overrides,
   };
 }
