@@ -216,7 +216,7 @@ export class SvcClient {
    */
   async startRun(agentId: string, body: StartRunRequest, options: CallOptions = {}): Promise<RunStartResult> {
     const answer = await this.send(
-      'POST /api/v1/agents/{agent_id}/run',
+      `POST /api/v1/agents/${encodeURIComponent(agentId)}/run`,
       (signal) => this.raw.POST('/api/v1/agents/{agent_id}/run', { params: { path: { agent_id: agentId } }, body, signal }),
       options.signal,
     );
@@ -225,7 +225,7 @@ export class SvcClient {
 
   /** `GET /api/v1/runs/{run_id}`: the run as of now. */
   async getRun(runId: string, options: CallOptions = {}): Promise<Run> {
-    const answer = await this.send('GET /api/v1/runs/{run_id}', (signal) => this.raw.GET('/api/v1/runs/{run_id}', { params: { path: { run_id: runId } }, signal }), options.signal);
+    const answer = await this.send(`GET /api/v1/runs/${encodeURIComponent(runId)}`, (signal) => this.raw.GET('/api/v1/runs/{run_id}', { params: { path: { run_id: runId } }, signal }), options.signal);
     return answer.data;
   }
 
@@ -241,7 +241,7 @@ export class SvcClient {
 
   /** `GET /api/v1/agents/{agent_id}`: one agent of the caller's account. */
   async getAgent(agentId: string, options: CallOptions = {}): Promise<Agent> {
-    const answer = await this.send('GET /api/v1/agents/{agent_id}', (signal) => this.raw.GET('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agentId } }, signal }), options.signal);
+    const answer = await this.send(`GET /api/v1/agents/${encodeURIComponent(agentId)}`, (signal) => this.raw.GET('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agentId } }, signal }), options.signal);
     return answer.data;
   }
 
@@ -252,7 +252,7 @@ export class SvcClient {
   async insertRecord(connectionId: string, body: InsertRecordRequest, options: RecordWriteOptions = {}): Promise<RowWriteResult> {
     const header = options.egress === true ? { 'X-Svc-Egress': 'true' as const } : {};
     const answer = await this.send(
-      'POST /api/v1/connections/{connection_id}/records',
+      `POST /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
       (signal) => this.raw.POST('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
       options.signal,
     );
@@ -267,7 +267,7 @@ export class SvcClient {
   async updateRecord(connectionId: string, body: UpdateRecordRequest, options: RecordWriteOptions = {}): Promise<RowWriteResult> {
     const header = options.egress === true ? { 'X-Svc-Egress': 'true' as const } : {};
     const answer = await this.send(
-      'PATCH /api/v1/connections/{connection_id}/records',
+      `PATCH /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
       (signal) => this.raw.PATCH('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
       options.signal,
     );
@@ -304,8 +304,12 @@ export class SvcClient {
    * `onFailedAttempt` (the pattern p-retry documents for a delay of one's own), because it
    * is the server's `Retry-After`, not a backoff formula.
    */
-  private async send<D>(operation: string, call: (signal: AbortSignal) => Promise<Outcome<D>>, signal: AbortSignal | undefined): Promise<D> {
-    const label = `${operation.split(' ')[0] ?? ''} ${this.baseUrl}${operation.split(' ')[1] ?? ''}`;
+  private async send<D>(
+    /** `METHOD /path` with the path parameters filled in, for {@link SvcNetworkError.request}. */
+    operation: string,
+    call: (signal: AbortSignal) => Promise<Outcome<D>>, signal: AbortSignal | undefined): Promise<D> {
+    const [method = '', path = ''] = operation.split(' ');
+    const label = `${method} ${this.baseUrl}${path}`;
     const attempt = async (): Promise<D> => {
       const timeout = AbortSignal.timeout(this.timeoutMs);
       const both = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
@@ -385,6 +389,8 @@ function networkErrorOf(label: string, error: unknown, timedOut: boolean, timeou
   if (timedOut) return new SvcNetworkError('timeout', label, `no whole answer within ${timeoutMs} ms`, error);
   const code = causeCode(error);
   if (code === 'ECONNREFUSED') return new SvcNetworkError('connection_refused', label, 'connection refused: is the API server running at this address?', error);
-  const message = error instanceof Error ? error.message : String(error);
+  // undici's own message is "fetch failed"; what failed is in its cause.
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const message = [error, cause].filter((e): e is Error => e instanceof Error).map((e) => e.message).join(': ') || String(error);
   return new SvcNetworkError('network', label, code === undefined ? message : `${message} (${code})`, error);
 }

@@ -78,7 +78,8 @@ export function apiIndexSettings(
     rateLimitsDocumentationUrl: `${docs}#rate-limits`,
     versioningDocumentationUrl: `${docs}#versioning`,
     llmsTxtUrl: `${base}/llms.txt`,
-    cliName: 'svc',
+    // The index's `clients.cli`: the CLI's name and how to get it, one line (issue 14; README "Command-line client").
+    cliName: 'svc (npm install -g @svc/cli; from a clone of the repository: pnpm svc --help)',
     cliDocumentationUrl: `${docs}#cli`,
     webhooksDocumentationUrl: `${docs}#webhooks`,
     ...overrides,

@@ -54,7 +54,7 @@ describe('DescribeApi', function () {
       expect(isAbsoluteUrl(index[key]), key).to.equal(true);
     }
     expect(index.clients).to.have.all.keys('cli', 'cli_documentation_url');
-    expect(index.clients.cli).to.equal('svc');
+    expect(index.clients.cli).to.match(/^svc \(npm install -g @svc\/cli; /u);
     expect(isAbsoluteUrl(index.clients.cli_documentation_url)).to.equal(true);
   });
 
