@@ -39,12 +39,16 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server and resolves once `/readyz` answers 200. */
-export async function startApiServer(): Promise<ApiServer> {
+/**
+ * Starts the server and resolves once `/readyz` answers 200.
+ *
+ * @param agentRequests - run starts per agent per {@link AGENT_WINDOW_SECONDS}; default {@link AGENT_REQUESTS}.
+ */
+export async function startApiServer(agentRequests = AGENT_REQUESTS): Promise<ApiServer> {
   const dir = await tempDir();
   try {
     const child = await startInstance(dir.path, 'main', {
-      rate_limits: { credential: { requests: 600, window_seconds: 60 }, agent: { requests: AGENT_REQUESTS, window_seconds: AGENT_WINDOW_SECONDS } },
+      rate_limits: { credential: { requests: 600, window_seconds: 60 }, agent: { requests: agentRequests, window_seconds: AGENT_WINDOW_SECONDS } },
       worker: { enabled: true },
       accounts: [
         {
