@@ -210,7 +210,7 @@ describe('svc, the command-line client (built binary, live API server)', functio
     const script = spawnSync('script', ['--version'], { encoding: 'utf8' });
     if (script.status !== 0) this.skip(); // util-linux is on every Debian machine and in CI
     // A terminal user's environment: no CI variable (yocto-spinner, like most tools, stops animating under CI).
-    const ptyEnv = { ...env, SVC_BASE_URL: api.base, SVC_API_KEY: API_KEY, TERM: 'xterm-256color' };
+    const ptyEnv: NodeJS.ProcessEnv = { ...env, SVC_BASE_URL: api.base, SVC_API_KEY: API_KEY, TERM: 'xterm-256color' };
     delete ptyEnv['CI'];
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} runs start ${CLI_AGENT} --message "on a terminal" --wait`;
     const result = await run('script', ['-qfec', command, '/dev/null'], ptyEnv);
