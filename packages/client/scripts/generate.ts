@@ -1,5 +1,5 @@
 /**
- * `pnpm --filter @svc/client generate`: rewrites `src/generated/api.ts` from the OpenAPI
+ * `pnpm generate:client`: rewrites `src/generated/api.ts` from the OpenAPI
  * document the built API server serves (see `served-document.ts`). Builds the server first.
  */
 import { writeFile } from 'node:fs/promises';

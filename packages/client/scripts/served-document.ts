@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document as the API server serves it, and the TypeScript types
- * openapi-typescript makes of it: used by `pnpm --filter @svc/client generate`
+ * openapi-typescript makes of it: used by `pnpm generate:client`
  * (`generate.ts`) and by the drift test (`test/generated-types.test.ts`).
  *
  * Why the built server and not `buildOpenApiDocument()` of `@svc/adapter-http` in-process:
@@ -25,7 +25,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The checked-in generated file, relative to the repository root. */
 export const GENERATED_FILE = 'packages/client/src/generated/api.ts';
 /** The command that rewrites {@link GENERATED_FILE}; quoted by the drift test's failure. */
-export const GENERATE_COMMAND = 'pnpm --filter @svc/client generate';
+export const GENERATE_COMMAND = 'pnpm generate:client';
 /** The built server `pnpm start` runs, relative to the repository root. */
 const SERVER_MAIN = 'examples/api-server/dist/main.js';
 /** The addresses `pnpm start` serves with no configuration (docs/CONTRACT.md "Addresses"). */
