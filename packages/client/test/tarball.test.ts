@@ -11,7 +11,8 @@ import { API_KEY, AGENT, SQL_CONNECTION, startApiServer, type ApiServer } from '
 // plain npm into a project outside the workspace, with no network at all: their
 // dependencies are packed from this workspace's node_modules (`npm pack --ignore-scripts`
 // of each installed package, the versions the lockfile pins) and `npm install --offline`
-// refuses to fetch anything. Then a plain ESM script and the installed `svc` call a live server.
+// with an empty cache refuses to fetch anything. Then a plain ESM script and the installed
+// `svc` call a live server.
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGES = ['packages/client', 'packages/cli'];
@@ -65,7 +66,8 @@ describe('@svc/client and @svc/cli packed and installed with npm, offline, outsi
     const project = join(work, 'project');
     await run('mkdir', ['-p', project], { cwd: work });
     await writeFile(join(project, 'package.json'), `${JSON.stringify({ name: 'svc-client-customer', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`);
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: project });
+    // An empty cache of its own: nothing can come from an earlier install either.
+    await run('npm', ['install', '--offline', '--cache', join(work, 'npm-cache'), '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: project });
     api = await startApiServer();
   });
   after(async function () {
