@@ -47,6 +47,28 @@ export default tseslint.config(
     },
   },
   ...ADAPTERS.map(adapterRule),
+  // What customers install: the typed client knows nothing of the server, and the CLI only
+  // the client (issue 14; docs/decisions.md "Typed client" and "Command-line client").
+  {
+    files: ['packages/client/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['@svc/*', '**/packages/**', '**/examples/**', '**/tools/**', '**/scripts/**'], message: 'packages/client/src imports no server package, example or script: customers install it alone.' }],
+      }],
+    },
+  },
+  {
+    files: ['packages/cli/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['@svc/*', '!@svc/client'], message: 'packages/cli/src imports only @svc/client of the workspace.' },
+          { group: ['**/packages/**', '**/examples/**', '**/tools/**'], message: 'packages/cli/src imports only @svc/client of the workspace.' },
+          DEEP,
+        ],
+      }],
+    },
+  },
   // The wiring exists once (issue 12; docs/ARCHITECTURE.md "Composition"): the use cases and
   // the rate-limit policy are constructed only by createCore, everywhere, tests included.
   {

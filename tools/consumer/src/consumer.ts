@@ -25,6 +25,8 @@ export const PUBLISHABLE: readonly string[] = [
   'packages/adapter-queue',
   'packages/adapter-ratelimit',
   'packages/adapter-sqlserver',
+  'packages/client',
+  'packages/cli',
   'examples/api-server',
 ];
 

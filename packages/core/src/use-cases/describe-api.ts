@@ -80,7 +80,8 @@ export function apiIndexSettings(
     rateLimitsDocumentationUrl: `${docs}/rate-limits`,
     versioningDocumentationUrl: `${docs}/versioning`,
     llmsTxtUrl: `${base}/llms.txt`,
-    cliName: 'svc',
+    // The index's `clients.cli`: the CLI's name and how to get it, one line (issue 14; README "Command-line client").
+    cliName: 'svc (from a clone of the repository: pnpm svc --help; installed elsewhere from its packed tarballs, see cli_documentation_url)',
     cliDocumentationUrl: `${docs}/cli`,
     webhooksDocumentationUrl: `${docs}/webhooks`,
     ...overrides,

@@ -54,7 +54,7 @@ describe('DescribeApi', function () {
       expect(isAbsoluteUrl(index[key]), key).to.equal(true);
     }
     expect(index.clients).to.have.all.keys('cli', 'cli_documentation_url');
-    expect(index.clients.cli).to.equal('svc');
+    expect(index.clients.cli).to.match(/^svc \(from a clone of the repository: pnpm svc --help; /u);
     expect(isAbsoluteUrl(index.clients.cli_documentation_url)).to.equal(true);
   });
 

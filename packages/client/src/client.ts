@@ -1,0 +1,396 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import createClient, { type Client } from 'openapi-fetch';
+import pRetry, { AbortError } from 'p-retry';
+import { apiErrorOf, SvcApiError, SvcNetworkError } from './errors.js';
+import type { components, operations, paths } from './generated/api.js';
+
+/** `GET /api/v1`: the API index (spec "API index object"). */
+export type ApiIndex = components['schemas']['ApiIndex'];
+/** A run as `GET /api/v1/runs/{run_id}` answers it (docs/CONTRACT.md "Runs"). */
+export type Run = components['schemas']['Run'];
+/** A run's `status`. */
+export type RunStatus = Run['status'];
+/** The body of `POST /api/v1/agents/{agent_id}/run`: files (Option 1) or a message only (Option 2). */
+export type StartRunRequest = components['schemas']['StartRunRequest'];
+/** An uploaded file reference of a run request. */
+export type FileReference = components['schemas']['FileReference'];
+/** `data` of the run-start answer (202). */
+export type RunStartResult = components['schemas']['RunStartResult'];
+/** `GET /api/v1/runs`: one page, newest first, and the cursor of the next (`null` on the last). */
+export type RunList = components['schemas']['RunList'];
+/** Query of `GET /api/v1/runs` (`agent_id`, `status`, `limit` 1..100, `cursor`). */
+export type ListRunsQuery = NonNullable<operations['listRuns']['parameters']['query']>;
+/** An agent of the caller's account. */
+export type Agent = components['schemas']['Agent'];
+/** `GET /api/v1/agents`: one page and the cursor of the next. */
+export type AgentList = components['schemas']['AgentList'];
+/** Query of `GET /api/v1/agents` (`limit`, `cursor`). */
+export type ListAgentsQuery = NonNullable<operations['listAgents']['parameters']['query']>;
+/** The body of a row insert. */
+export type InsertRecordRequest = components['schemas']['InsertRecordRequest'];
+/** The body of a row update. */
+export type UpdateRecordRequest = components['schemas']['UpdateRecordRequest'];
+/** `data` of a row write: `{rows_affected}`. */
+export type RowWriteResult = components['schemas']['RowWriteResult'];
+
+/**
+ * Whether a run status is final (no later change). Typed over every status of the generated
+ * types, so a status the API adds does not compile until it is placed here.
+ * Source: docs/CONTRACT.md "Runs" (status values) and "Runs lifecycle" (`cancelled` is final).
+ */
+export const FINAL_RUN_STATUS = {
+  queued: false,
+  running: false,
+  succeeded: true,
+  failed: true,
+  cancelled: true,
+} as const satisfies Record<RunStatus, boolean>;
+
+/** Whether `status` is final: `succeeded`, `failed` or `cancelled`. */
+export function isFinalRunStatus(status: RunStatus): boolean {
+  return FINAL_RUN_STATUS[status];
+}
+
+/**
+ * Per attempt, the longest wait for a whole answer: 35 s. The server's longest deliberate
+ * wait is a row write on a customer database, which it answers 504 `connection_timeout` at
+ * `sqlserver.request_timeout_ms` (default 30 s, docs/CONTRACT.md "Dependencies and faults");
+ * 5 s more lets that answer arrive instead of cutting it off. Everything else answers within
+ * `dependency_timeout_ms` (2 s) or sooner.
+ */
+export const DEFAULT_TIMEOUT_MS = 35_000;
+/** Retries after the first attempt of a request refused with 429 or 503, or whose connection was refused. */
+export const DEFAULT_MAX_RETRIES = 3;
+/**
+ * The longest one wait before a retry: 60 s, the default rate-limit window (per credential
+ * and per agent, docs/CONTRACT.md "Rate limits"), so a default client rides out one window.
+ * A `Retry-After` longer than this is not shortened (the retry would be refused again): the
+ * error is thrown at once, with its `retryAfterSeconds`.
+ */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+/** The first wait when the answer gave no `Retry-After` (or there was no answer): doubled at each retry. */
+export const DEFAULT_BACKOFF_MS = 500;
+/** How often {@link SvcClient.waitForRun} asks for the run: the demo processor takes ~500 ms; 1 request/s is 10% of the default 600/min. */
+export const DEFAULT_POLL_INTERVAL_MS = 1000;
+
+/** What {@link SvcClientOptions.onRetry} is told before each wait. */
+export interface RetryEvent {
+  /** The attempt that failed, from 1. */
+  readonly attempt: number;
+  /** Milliseconds it will wait before the next attempt. */
+  readonly delayMs: number;
+  /** Why: a 429/503 {@link SvcApiError}, or a `connection_refused` {@link SvcNetworkError}. */
+  readonly error: SvcApiError | SvcNetworkError;
+}
+
+/** Options of {@link SvcClient}. */
+export interface SvcClientOptions {
+  /**
+   * `{base_url}` of the API, e.g. `http://127.0.0.1:8080` (the index's `base_url`); paths
+   * (`/api/v1/...`) are added to it. A trailing slash is removed.
+   */
+  readonly baseUrl: string;
+  /** An API key (`svc-…`), sent as `X-API-Key` (spec "Authentication"). */
+  readonly apiKey?: string | undefined;
+  /**
+   * An OAuth access token (`svcpt_…`) or an API key, sent as `Authorization: Bearer`. Access
+   * tokens are accepted by the run operations only (docs/CONTRACT.md "Authentication").
+   */
+  readonly accessToken?: string | undefined;
+  /** Per attempt, ms until the whole answer must have arrived; default {@link DEFAULT_TIMEOUT_MS}. */
+  readonly timeoutMs?: number;
+  /** Retries after the first attempt; default {@link DEFAULT_MAX_RETRIES}; 0 turns retries off. */
+  readonly maxRetries?: number;
+  /** The longest one wait before a retry, in ms; default {@link DEFAULT_MAX_RETRY_DELAY_MS}. */
+  readonly maxRetryDelayMs?: number;
+  /** The first wait when no `Retry-After` says how long, in ms (doubled each time); default {@link DEFAULT_BACKOFF_MS}. */
+  readonly backoffMs?: number;
+  /** Called before each wait for a retry (to tell a person why nothing happens). */
+  readonly onRetry?: (event: RetryEvent) => void;
+  /** The `fetch` to send with; default `globalThis.fetch`. */
+  readonly fetch?: (request: Request) => Promise<Response>;
+}
+
+/** Per call: cancels the call, its retries and its waits (rejects with `signal.reason`). */
+export interface CallOptions {
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Per row write: {@link CallOptions} and the egress route. */
+export interface RecordWriteOptions extends CallOptions {
+  /**
+   * Send `X-Svc-Egress: true`: the database traffic leaves from the stable egress address
+   * the customer's firewall allowlists (spec "POST /api/v1/connections/{connection_id}/records").
+   */
+  readonly egress?: boolean;
+}
+
+/** Options of {@link SvcClient.waitForRun}. */
+export interface WaitForRunOptions extends CallOptions {
+  /** Milliseconds between two reads of the run; default {@link DEFAULT_POLL_INTERVAL_MS}. */
+  readonly pollIntervalMs?: number;
+  /** Called with the run at the first read and whenever its status or progress changed. */
+  readonly onStatus?: (run: Run) => void;
+}
+
+/** What an openapi-fetch call resolves to (either `data` or `error`). */
+interface Outcome<D> {
+  readonly data?: D;
+  readonly error?: unknown;
+  readonly response: Response;
+}
+
+/**
+ * The typed client of the public API (`/api/v1`), on openapi-fetch with types generated
+ * from the served OpenAPI document (`./generated/api.ts`).
+ *
+ * Every method:
+ * - sends the credential given ({@link SvcClientOptions.apiKey} or `accessToken`);
+ * - resolves with the answer's `data` (the index: the whole object);
+ * - throws {@link SvcApiError} for an error answer (problem details), {@link SvcNetworkError}
+ *   when no whole answer arrived, and `signal.reason` when the caller's signal aborted it;
+ * - gives up one attempt after `timeoutMs`, and retries (up to `maxRetries`) only what the
+ *   server refused before doing any work: 429 (docs/CONTRACT.md "Rate limits": a refused
+ *   request is not charged) and 503 (docs/CONTRACT.md "Dependencies and faults": a 503 never
+ *   hides a half-done write or a run), waiting `Retry-After` seconds; and a refused
+ *   connection (`ECONNREFUSED`: nothing reached a server). A timeout or a reset is never
+ *   retried: the server may have started the run or written the row, and without an
+ *   `Idempotency-Key` (issue 16) a second POST would start a second run or insert a second row.
+ *
+ * {@link SvcClient.raw} is the underlying openapi-fetch client, typed over every operation
+ * of the document, for the operations this class has no method for (it has no retries and
+ * no timeout of its own).
+ */
+export class SvcClient {
+  /** The openapi-fetch client: `raw.GET('/api/v1/connections', {...})`; sends the credential. */
+  readonly raw: Client<paths>;
+  /** `{base_url}`, without a trailing slash. */
+  readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly maxRetryDelayMs: number;
+  private readonly backoffMs: number;
+  private readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  private readonly fetchDocument: (request: Request) => Promise<Response>;
+
+  /** @throws TypeError when both `apiKey` and `accessToken` are given (the API would answer 401 `invalid_credential`). */
+  constructor(options: SvcClientOptions) {
+    if (options.apiKey !== undefined && options.accessToken !== undefined) {
+      throw new TypeError('give apiKey or accessToken, not both: two credentials in one request answer 401 invalid_credential');
+    }
+    this.baseUrl = options.baseUrl.replace(/\/+$/u, '');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+    this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.onRetry = options.onRetry;
+    const headers: Record<string, string> =
+      options.apiKey !== undefined ? { 'X-API-Key': options.apiKey } : options.accessToken !== undefined ? { Authorization: `Bearer ${options.accessToken}` } : {};
+    const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+    this.fetchDocument = fetchImpl;
+    this.raw = createClient<paths>({ baseUrl: this.baseUrl, headers, fetch: fetchImpl });
+  }
+
+  /** `GET /api/v1`: the API index (no credential needed; sent anyway). */
+  async index(options: CallOptions = {}): Promise<ApiIndex> {
+    return this.send('GET /api/v1', (signal) => this.raw.GET('/api/v1', { signal }), options.signal);
+  }
+
+  /** `GET /openapi.yaml`: the OpenAPI 3.1 document as served, YAML text (docs/CONTRACT.md "Addresses"). */
+  async openApiDocument(options: CallOptions = {}): Promise<string> {
+    return this.send(
+      'GET /openapi.yaml',
+      async (signal) => {
+        const response = await this.fetchDocument(new Request(`${this.baseUrl}/openapi.yaml`, { signal }));
+        const text = await response.text();
+        return response.ok ? { data: text, response } : { error: parseMaybeJson(text), response };
+      },
+      options.signal,
+    );
+  }
+
+  /**
+   * `POST /api/v1/agents/{agent_id}/run`: starts a run; resolves with `data` of the 202
+   * (`status` is `queued`). Retried on 429/503 only (see the class comment): never after a
+   * timeout, which could start the run twice.
+   */
+  async startRun(agentId: string, body: StartRunRequest, options: CallOptions = {}): Promise<RunStartResult> {
+    const answer = await this.send(
+      `POST /api/v1/agents/${encodeURIComponent(agentId)}/run`,
+      (signal) => this.raw.POST('/api/v1/agents/{agent_id}/run', { params: { path: { agent_id: agentId } }, body, signal }),
+      options.signal,
+    );
+    return answer.data;
+  }
+
+  /** `GET /api/v1/runs/{run_id}`: the run as of now. */
+  async getRun(runId: string, options: CallOptions = {}): Promise<Run> {
+    const answer = await this.send(`GET /api/v1/runs/${encodeURIComponent(runId)}`, (signal) => this.raw.GET('/api/v1/runs/{run_id}', { params: { path: { run_id: runId } }, signal }), options.signal);
+    return answer.data;
+  }
+
+  /** `GET /api/v1/runs`: one page of the caller's runs, newest first; pass `next_cursor` as `cursor` for the next. */
+  async listRuns(query: ListRunsQuery = {}, options: CallOptions = {}): Promise<RunList> {
+    return this.send('GET /api/v1/runs', (signal) => this.raw.GET('/api/v1/runs', { params: { query }, signal }), options.signal);
+  }
+
+  /** `GET /api/v1/agents`: one page of the caller's agents. */
+  async listAgents(query: ListAgentsQuery = {}, options: CallOptions = {}): Promise<AgentList> {
+    return this.send('GET /api/v1/agents', (signal) => this.raw.GET('/api/v1/agents', { params: { query }, signal }), options.signal);
+  }
+
+  /** `GET /api/v1/agents/{agent_id}`: one agent of the caller's account. */
+  async getAgent(agentId: string, options: CallOptions = {}): Promise<Agent> {
+    const answer = await this.send(`GET /api/v1/agents/${encodeURIComponent(agentId)}`, (signal) => this.raw.GET('/api/v1/agents/{agent_id}', { params: { path: { agent_id: agentId } }, signal }), options.signal);
+    return answer.data;
+  }
+
+  /**
+   * `POST /api/v1/connections/{connection_id}/records`: inserts one row (201). Retried on
+   * 429/503 only, never after a timeout (the row may be in).
+   */
+  async insertRecord(connectionId: string, body: InsertRecordRequest, options: RecordWriteOptions = {}): Promise<RowWriteResult> {
+    const header = options.egress === true ? { 'X-Svc-Egress': 'true' as const } : {};
+    const answer = await this.send(
+      `POST /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
+      (signal) => this.raw.POST('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
+      options.signal,
+    );
+    return answer.data;
+  }
+
+  /**
+   * `PATCH /api/v1/connections/{connection_id}/records`: updates the one row whose
+   * `key_column` is `key_value`; `rows_affected` 0 when none is (409 `ambiguous_key` when
+   * several are, and nothing changes). Retried on 429/503 only.
+   */
+  async updateRecord(connectionId: string, body: UpdateRecordRequest, options: RecordWriteOptions = {}): Promise<RowWriteResult> {
+    const header = options.egress === true ? { 'X-Svc-Egress': 'true' as const } : {};
+    const answer = await this.send(
+      `PATCH /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
+      (signal) => this.raw.PATCH('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
+      options.signal,
+    );
+    return answer.data;
+  }
+
+  /**
+   * Reads the run every `pollIntervalMs` until its status is final (`succeeded`, `failed` or
+   * `cancelled`, {@link FINAL_RUN_STATUS}) and resolves with it, whatever the final status:
+   * a failed run is an answer, not an error. Each read retries 429/503 after `Retry-After`
+   * as every call does. Runs forever unless the run ends or `signal` aborts it (then it
+   * rejects with `signal.reason`, e.g. `AbortSignal.timeout(ms)`'s `TimeoutError`).
+   *
+   * @throws {@link SvcApiError} (404 for an unknown run, 401, ...) or {@link SvcNetworkError} from a read.
+   */
+  async waitForRun(runId: string, options: WaitForRunOptions = {}): Promise<Run> {
+    const interval = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    let seen = '';
+    for (;;) {
+      const run = await this.getRun(runId, { signal: options.signal });
+      const state = JSON.stringify([run.status, run.progress?.percent, run.progress?.message]);
+      if (state !== seen) {
+        seen = state;
+        options.onStatus?.(run);
+      }
+      if (isFinalRunStatus(run.status)) return run;
+      await abortableSleep(interval, options.signal);
+    }
+  }
+
+  /**
+   * One call with the timeout per attempt and the retries of the class comment. p-retry
+   * counts the attempts and stops on the signal; the wait itself is done here, in
+   * `onFailedAttempt` (the pattern p-retry documents for a delay of one's own), because it
+   * is the server's `Retry-After`, not a backoff formula.
+   */
+  private async send<D>(
+    /** `METHOD /path` with the path parameters filled in, for {@link SvcNetworkError.request}. */
+    operation: string,
+    call: (signal: AbortSignal) => Promise<Outcome<D>>, signal: AbortSignal | undefined): Promise<D> {
+    const [method = '', path = ''] = operation.split(' ');
+    const label = `${method} ${this.baseUrl}${path}`;
+    const attempt = async (): Promise<D> => {
+      const timeout = AbortSignal.timeout(this.timeoutMs);
+      const both = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+      let outcome: Outcome<D>;
+      try {
+        outcome = await call(both);
+      } catch (error) {
+        if (signal?.aborted === true) throw new AbortError('aborted by the caller');
+        const failure = networkErrorOf(label, error, timeout.aborted, this.timeoutMs);
+        throw failure.kind === 'connection_refused' ? failure : new AbortError(failure);
+      }
+      if (outcome.error !== undefined || outcome.data === undefined) {
+        const error = apiErrorOf(outcome.response, outcome.error);
+        throw error.status === 429 || error.status === 503 ? error : new AbortError(error);
+      }
+      return outcome.data;
+    };
+    try {
+      return await pRetry(attempt, {
+        retries: this.maxRetries,
+        minTimeout: 0,
+        maxTimeout: 0,
+        signal,
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft === 0) return;
+          const failure = error as SvcApiError | SvcNetworkError;
+          const delayMs =
+            failure instanceof SvcApiError && failure.retryAfterSeconds !== undefined
+              ? failure.retryAfterSeconds * 1000
+              : this.backoffMs * 2 ** (attemptNumber - 1);
+          if (delayMs > this.maxRetryDelayMs) throw failure;
+          this.onRetry?.({ attempt: attemptNumber, delayMs, error: failure });
+          await abortableSleep(delayMs, signal);
+        },
+      });
+    } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
+      throw error;
+    }
+  }
+}
+
+/** Waits `ms`; rejects with `signal.reason` when it aborts first. */
+async function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal === undefined ? {} : { signal });
+  } catch (error) {
+    if (signal?.aborted === true) throw signal.reason;
+    throw error;
+  }
+}
+
+/** A body that is JSON when it parses, else its text (a non-problem error page). */
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** The system error code of a failed fetch: undici puts it on `cause` (or on each error of an AggregateError there). */
+function causeCode(error: unknown): string | undefined {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string') return code;
+  const inner = (cause as { errors?: unknown } | undefined)?.errors;
+  if (Array.isArray(inner)) {
+    const codes = inner.map((e: unknown) => (e as { code?: unknown }).code);
+    if (codes.length > 0 && codes.every((c) => c === 'ECONNREFUSED')) return 'ECONNREFUSED';
+  }
+  return undefined;
+}
+
+/** The {@link SvcNetworkError} of a call that threw (no answer, or no whole answer in time). */
+function networkErrorOf(label: string, error: unknown, timedOut: boolean, timeoutMs: number): SvcNetworkError {
+  if (timedOut) return new SvcNetworkError('timeout', label, `no whole answer within ${timeoutMs} ms`, error);
+  const code = causeCode(error);
+  if (code === 'ECONNREFUSED') return new SvcNetworkError('connection_refused', label, 'connection refused: is the API server running at this address?', error);
+  // undici's own message is "fetch failed"; what failed is in its cause.
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  const message = [error, cause].filter((e): e is Error => e instanceof Error).map((e) => e.message).join(': ') || String(error);
+  return new SvcNetworkError('network', label, code === undefined ? message : `${message} (${code})`, error);
+}
