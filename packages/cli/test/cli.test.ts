@@ -88,7 +88,7 @@ describe('svc, the command-line client (built binary, live API server)', functio
   it('reads the index and the OpenAPI document without a credential', async function () {
     const index = await svc(['index', '--base-url', api.base]);
     expect(index.code).to.equal(0);
-    expect(index.stdout).to.match(/^version +v1$/mu).and.match(/^cli +svc \(npm install -g @svc\/cli/mu);
+    expect(index.stdout).to.match(/^version +v1$/mu).and.match(/^cli +svc \(from a clone of the repository: pnpm svc --help/mu);
     const json = await svc(['index', '-o', 'json'], { SVC_BASE_URL: api.base });
     expect((JSON.parse(json.stdout) as { base_url: string }).base_url).to.equal(api.base);
     const openapi = await svc(['openapi', '--base-url', api.base]);
