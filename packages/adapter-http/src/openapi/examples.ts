@@ -5,8 +5,10 @@
  * `test/document-examples.test.ts` checks that each validates against the response it is
  * listed under and has the keys of a real answer of that operation and status.
  */
-import type { Json, JsonObject } from './components.js';
 import { STATUS_BY_CODE } from '../problem.js';
+
+// The JSON types of components.ts, repeated: components.ts names the examples (no import cycle).
+type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
 
 /** The `request_id` of every example (a real answer echoes its `X-Request-Id`). */
 const REQUEST_ID = '7c5a7be2-9988-4cb3-a297-d6f03d3e1285';
@@ -107,6 +109,6 @@ export const PROBLEM_EXAMPLES = {
 export type ProblemExampleName = keyof typeof PROBLEM_EXAMPLES;
 
 /** `components.examples`. */
-export function exampleComponents(): JsonObject {
+export function exampleComponents(): { readonly [name: string]: Json } {
   return PROBLEM_EXAMPLES;
 }
