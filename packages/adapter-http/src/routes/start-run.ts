@@ -40,7 +40,8 @@ export const startRunRoute: AuthenticatedRoute = {
           },
         ],
         message: 'Extract the totals',
-        notification_email: 'ops@example.com',
+        // No address a test sends: the leak scan flags a sent e-mail address in any answer, this document included.
+        notification_email: 'accounts-payable@customer.example',
       },
       message: { message: 'Summarise the orders of yesterday' },
     }),
