@@ -4,7 +4,9 @@
  * Limits come from the settings the server enforces, never from literals here.
  */
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, SUPPORTED_SCOPES } from '@svc/core';
+import type { STATUS_BY_CODE } from '../problem.js';
 import { formatBytes, type EnforcedLimits } from '../settings.js';
+import type { ProblemExampleName } from './examples.js';
 
 /** A JSON value: the OpenAPI document is plain data. */
 export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
@@ -100,17 +102,63 @@ export function contentEncodingParameter(limits: EnforcedLimits): Json {
   };
 }
 
-/** The success response of an operation: `description`, headers, a JSON body of schema `schema`. */
-export function jsonResponse(description: string, schema: string, headers: JsonObject = authenticatedHeaders): Json {
-  return { description, headers, content: { 'application/json': { schema: schemaRef(schema) } } };
+/**
+ * The success response of an operation: `description`, headers, a JSON body of schema
+ * `schema`, and `example`, a real answer of the operation (ids and times differ on yours).
+ */
+export function jsonResponse(description: string, schema: string, example: Json, headers: JsonObject = authenticatedHeaders): Json {
+  return { description, headers, content: { 'application/json': { schema: schemaRef(schema), examples: { [schema]: { summary: description, value: example } } } } };
 }
 
-function problem(description: string, headers: JsonObject = { 'X-Request-Id': headerRef('X-Request-Id') }): Json {
-  return { description, headers, content: { 'application/problem+json': { schema: schemaRef('Problem') } } };
+/** A JSON request body of schema `schema` with named examples (`name` → value). */
+export function jsonRequestBody(schema: string, examples: { readonly [name: string]: Json }): Json {
+  return {
+    required: true,
+    content: { 'application/json': { schema: schemaRef(schema), examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } },
+  };
 }
 
-/** The reusable headers (`components.headers`). */
-export function headerComponents(): JsonObject {
+/**
+ * The rate-limit headers of an error answer: sent when the request was charged (its
+ * credential was accepted), absent when it was refused before (a 401, a request Node's
+ * HTTP parser refused), hence `required: false` (docs/CONTRACT.md "Rate limits").
+ */
+function chargedHeaders(): JsonObject {
+  const out: { [key: string]: Json } = { 'X-Request-Id': headerRef('X-Request-Id') };
+  for (const h of RATE_LIMIT) out[h] = { description: `\`${h}\` of the charge, when the request was charged (see components.headers).`, required: false, schema: { type: h === 'x-ratelimit-reset' ? 'string' : 'integer' } };
+  return out;
+}
+
+/**
+ * The problem details response of one status: the `Problem` schema with `code` narrowed
+ * to `codes` (what this status can carry on this operation), and the named examples of
+ * `components.examples` (`examples.ts`: real answers; default: one per code).
+ */
+export function problemResponse(description: string, codes: readonly ProblemCode[], options: { readonly examples?: readonly ProblemExampleName[]; readonly headers?: JsonObject } = {}): Json {
+  const examples = options.examples ?? (codes as readonly ProblemExampleName[]);
+  return {
+    description,
+    headers: options.headers ?? chargedHeaders(),
+    content: {
+      'application/problem+json': {
+        schema: { allOf: [schemaRef('Problem'), { type: 'object', properties: { code: { enum: [...codes] } } }] },
+        examples: Object.fromEntries(examples.map((name) => [name, { $ref: `#/components/examples/${name}` }])),
+      },
+    },
+  };
+}
+
+/** A `code` of a problem details answer (the keys of `STATUS_BY_CODE`). */
+export type ProblemCode = keyof typeof STATUS_BY_CODE;
+
+/**
+ * Codes Node's HTTP parser answers with 400 on any path, before any operation is chosen
+ * (`client-errors.ts`): every operation can answer them.
+ */
+export const PARSER_400_CODES = ['bad_request', 'invalid_header'] as const satisfies readonly ProblemCode[];
+
+/** The reusable headers (`components.headers`); the deprecation headers when an operation is deprecated. */
+export function headerComponents(withDeprecation: boolean): JsonObject {
   return {
     'RateLimit-Limit': header('Requests allowed in the current window (of the tightest applicable limit).'),
     'RateLimit-Remaining': header('Requests remaining in the current window.'),
@@ -122,53 +170,112 @@ export function headerComponents(): JsonObject {
     'X-Request-Id': header('Request id: a valid incoming one is echoed, else one is made.', 'string'),
     Location: header('The run status URL.', 'string'),
     'Accept-Encoding': header('On a 415 for a content coding: the codings a request body may use (RFC 9110 §15.5.16).', 'string'),
-    Deprecation: header('RFC 9745: present when the operation is deprecated (`@<unix seconds>`).', 'string'),
-    Sunset: header('RFC 8594: when a deprecated operation stops working (HTTP-date).', 'string'),
-    Link: header('`<url>; rel="deprecation"` on deprecated operations.', 'string'),
+    // Only listed by deprecated operations: without one they would be unused components.
+    ...(withDeprecation
+      ? {
+          Deprecation: header('RFC 9745: present when the operation is deprecated (`@<unix seconds>`).', 'string'),
+          Sunset: header('RFC 8594: when a deprecated operation stops working (HTTP-date).', 'string'),
+          Link: header('`<url>; rel="deprecation"` on deprecated operations.', 'string'),
+        }
+      : {}),
   };
 }
 
-/** The reusable error responses (`components.responses`), stating the enforced limits. */
+const ONLY_REQUEST_ID: JsonObject = { 'X-Request-Id': headerRef('X-Request-Id') };
+const PARSER_400_NOTE =
+  ' `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`.';
+
+/**
+ * The reusable error responses (`components.responses`), stating the enforced limits.
+ * One per status and set of codes: a 400 of a list carries other codes than a 400 of a
+ * row write. Source: docs/CONTRACT.md "Envelope and errors"; `STATUS_BY_CODE`.
+ */
 export function responseComponents(limits: EnforcedLimits): JsonObject {
   const body = formatBytes(limits.bodyLimitBytes);
   const agent = `${limits.agent.limit} / ${limits.agent.windowSeconds} s`;
+  const wwwAuthenticate = header('`Bearer realm="svc"`, with `error="invalid_token"` for a bad credential (RFC 6750).', 'string');
   return {
-    BadRequest: problem(
-      'Invalid request: `validation_failed` (with `errors`: also more columns than parameters allow, or two column names equal case-insensitively); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); `invalid_header`; `invalid_value` with `errors` naming each number in `values` or `key_value` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a row-write refusal (`writes_not_supported`, `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`).',
-      rateLimited(false),
+    BadRequest: problemResponse(`A request the HTTP parser refuses.${PARSER_400_NOTE}`, PARSER_400_CODES, { headers: ONLY_REQUEST_ID }),
+    BadRequestList: problemResponse(
+      `\`validation_failed\`: a query parameter is invalid or sent twice; \`invalid_cursor\`: a \`cursor\` this service did not sign for this account, list and filters. \`errors[0].path\` names the parameter (\`/limit\`, \`/cursor\`, …) and \`detail\` starts \`query parameter <name>:\`.${PARSER_400_NOTE}`,
+      ['validation_failed', 'invalid_cursor', ...PARSER_400_CODES],
+      { examples: ['validation_failed_query', 'invalid_cursor', ...PARSER_400_CODES] },
     ),
-    Unauthorized: problem('Missing, invalid, expired or unsupported credential; with `WWW-Authenticate`.', {
-      'X-Request-Id': headerRef('X-Request-Id'),
-      'WWW-Authenticate': header('`Bearer realm="svc"`, with `error="invalid_token"` for a bad credential (RFC 6750).', 'string'),
-    }),
-    Forbidden: problem('`insufficient_scope`: a valid OAuth access token without the scope (RFC 6750 §3.1).', {
-      'X-Request-Id': headerRef('X-Request-Id'),
-      'WWW-Authenticate': header('`Bearer realm="svc", error="insufficient_scope", scope="..."`.', 'string'),
-    }),
-    NotFound: problem('`not_found`: unknown, or not visible to the caller\'s account (never tells which).', rateLimited(false)),
-    Conflict: problem('`ambiguous_key`: the key selects more than one row; nothing was changed.', rateLimited(false)),
-    PayloadTooLarge: problem(
-      `\`payload_too_large\`: the body is over ${body} (${limits.bodyLimitBytes} bytes), counted after decoding its \`Content-Encoding\` (a compressed body that inflates past ${body} is refused without being inflated further).`,
-      rateLimited(false),
+    BadRequestRunStart: problemResponse(
+      `\`validation_failed\` (with \`errors\`: every failed rule, JSON Pointer paths); \`invalid_json\` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated).${PARSER_400_NOTE}`,
+      ['validation_failed', 'invalid_json', ...PARSER_400_CODES],
+      { examples: ['validation_failed_run', 'invalid_json', ...PARSER_400_CODES] },
     ),
-    UnsupportedMediaType: problem(
+    BadRequestRowWrite: problemResponse(
+      `Invalid request: \`validation_failed\` (with \`errors\`: also more columns than parameters allow, or two column names equal case-insensitively); \`invalid_json\` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); \`invalid_header\` (\`X-Svc-Egress\` neither \`true\` nor \`false\`); \`invalid_value\` with \`errors\` naming each number in \`values\` or \`key_value\` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a refusal of the database or connection (\`writes_not_supported\`, \`unknown_entity\`, \`unknown_column\`, \`constraint_violation\`, \`invalid_value\`).${PARSER_400_NOTE}`,
+      ['validation_failed', 'invalid_json', 'invalid_header', 'invalid_value', 'writes_not_supported', 'unknown_entity', 'unknown_column', 'constraint_violation', 'bad_request'],
+      {
+        examples: ['validation_failed', 'invalid_json', 'invalid_header_egress', 'invalid_value', 'writes_not_supported', 'unknown_entity', 'unknown_column', 'constraint_violation', ...PARSER_400_CODES],
+      },
+    ),
+    BadRequestMcp: problemResponse(
+      `\`invalid_json\`: the body is not one JSON value (not JSON, not UTF-8, a member name given twice, a coded body that is corrupt).${PARSER_400_NOTE}`,
+      ['invalid_json', ...PARSER_400_CODES],
+    ),
+    Unauthorized: problemResponse('Missing, invalid, expired or unsupported credential; with `WWW-Authenticate`. Never charged: no rate-limit headers.', ['missing_credential', 'invalid_credential', 'expired_credential', 'unsupported_credential'], {
+      headers: { ...ONLY_REQUEST_ID, 'WWW-Authenticate': wwwAuthenticate },
+    }),
+    Forbidden: problemResponse('`insufficient_scope`: a valid OAuth access token without the scope (RFC 6750 §3.1).', ['insufficient_scope'], {
+      headers: { ...ONLY_REQUEST_ID, 'WWW-Authenticate': header('`Bearer realm="svc", error="insufficient_scope", scope="..."`.', 'string') },
+    }),
+    NotFound: problemResponse("`not_found`: unknown, or not visible to the caller's account (never tells which).", ['not_found']),
+    Conflict: problemResponse('`ambiguous_key`: the key selects more than one row; nothing was changed.', ['ambiguous_key']),
+    PayloadTooLarge: problemResponse(
+      `\`payload_too_large\`: the body is over ${body} (${limits.bodyLimitBytes} bytes), counted after decoding its \`Content-Encoding\` (a compressed body that inflates past ${body} is refused without being inflated further); or chunk extensions too large (the HTTP parser, on any path, with \`Connection: close\`).`,
+      ['payload_too_large'],
+    ),
+    PayloadTooLargeParser: problemResponse('`payload_too_large`: chunk extensions of a chunked body too large; answered by the HTTP parser, before any operation is chosen, with `Connection: close`.', ['payload_too_large'], {
+      headers: ONLY_REQUEST_ID,
+    }),
+    UnsupportedMediaType: problemResponse(
       '`unsupported_media_type`: the body must be `application/json` in UTF-8, sent as is or with `Content-Encoding` `gzip`, `deflate` or `br`; any other coding, or two stacked codings, is refused naming it. Every 415 carries `Accept-Encoding: gzip, deflate, br`.',
-      { ...rateLimited(false), 'Accept-Encoding': headerRef('Accept-Encoding') },
+      ['unsupported_media_type'],
+      { headers: { ...chargedHeaders(), 'Accept-Encoding': headerRef('Accept-Encoding') } },
     ),
-    TooManyRequests: problem(`\`rate_limited\`: over the credential limit or, on run creation, the per-agent limit (${agent}).`, rateLimited(true)),
-    BadGateway: problem('`connection_unavailable`: the customer\'s database cannot be reached or refused the login.', rateLimited(false)),
-    ServiceUnavailable: problem(
-      '`service_unavailable`: a dependency of this service (Redis: the run queue and the run store; rate limits then fall back to in-memory limits) is lost, failing or paused; answered within the server\'s `dependency_timeout_ms` (default 2 s). Nothing was done: on run start the run was not created (its record and job are written in one transaction, withdrawn when that transaction got no answer), with one exception, a Redis that applied the run and died before answering: that run exists and runs once. Retry after `Retry-After` seconds.',
-      { 'X-Request-Id': headerRef('X-Request-Id'), 'Retry-After': headerRef('Retry-After') },
+    TooManyRequests: problemResponse(`\`rate_limited\`: over the credential limit or, on run creation, the per-agent limit (${agent}). Not charged to any window.`, ['rate_limited'], { headers: rateLimited(true) }),
+    InternalError: problemResponse('`internal_error`: a bug; logged with the request id, which the detail quotes. Never a stack trace.', ['internal_error']),
+    BadGateway: problemResponse("`connection_unavailable`: the customer's database cannot be reached or refused the login.", ['connection_unavailable']),
+    ServiceUnavailable: problemResponse(
+      '`service_unavailable`: a dependency of this service (Redis: the run queue and the run store; rate limits then fall back to in-memory limits; the catalog database) is lost, failing or paused; answered within the server\'s `dependency_timeout_ms` (default 2 s). Nothing was done: on run start the run was not created (its record and job are written in one transaction, withdrawn when that transaction got no answer), with one exception, a Redis that applied the run and died before answering: that run exists and runs once. Retry after `Retry-After` seconds.',
+      ['service_unavailable'],
+      { headers: { ...chargedHeaders(), 'Retry-After': headerRef('Retry-After') } },
     ),
-    GatewayTimeout: problem(
-      '`connection_timeout`: the customer\'s database did not answer within the server\'s `request_timeout_ms`; answered then, whether or not the database acknowledged the cancel. The write may or may not have applied; it is never reported as a success and never resent.',
-      rateLimited(false),
+    GatewayTimeout: problemResponse(
+      "`connection_timeout`: the customer's database did not answer within the server's `request_timeout_ms`; answered then, whether or not the database acknowledged the cancel. The write may or may not have applied; it is never reported as a success and never resent.",
+      ['connection_timeout'],
     ),
-    RequestTimeout: problem('`request_timeout`: the request was not received completely in time; the connection is closed.'),
-    ExpectationFailed: problem('`expectation_failed`: an `Expect` other than `100-continue`; the connection is closed.'),
-    RequestHeaderFieldsTooLarge: problem('`request_header_fields_too_large`: the header section is over 16 KiB; the connection is closed.'),
+    RequestTimeout: problemResponse('`request_timeout`: the request was not received completely in time (the HTTP parser, on any path); the connection is closed.', ['request_timeout'], { headers: ONLY_REQUEST_ID }),
+    ExpectationFailed: problemResponse('`expectation_failed`: an `Expect` other than `100-continue` (on any path, before any operation runs); the connection is closed unless its body was read.', ['expectation_failed'], {
+      headers: ONLY_REQUEST_ID,
+    }),
+    RequestHeaderFieldsTooLarge: problemResponse('`request_header_fields_too_large`: the header section is over 16 KiB (the HTTP parser, on any path); the connection is closed.', ['request_header_fields_too_large'], {
+      headers: ONLY_REQUEST_ID,
+    }),
   };
+}
+
+/**
+ * The error responses every operation can give whatever it does, in status order with
+ * `extra` (keyed by status): the HTTP parser's refusals (400, 408, 413 of chunk
+ * extensions, 417, 431), answered before any operation is chosen, and 500 (a bug).
+ * `extra` replaces a default of the same status (e.g. a row write's own 400 and 413).
+ */
+export function errorResponses(extra: JsonObject = {}): JsonObject {
+  const all: { [status: string]: Json } = {
+    '400': responseRef('BadRequest'),
+    '408': responseRef('RequestTimeout'),
+    '413': responseRef('PayloadTooLargeParser'),
+    '417': responseRef('ExpectationFailed'),
+    '431': responseRef('RequestHeaderFieldsTooLarge'),
+    '500': responseRef('InternalError'),
+    ...extra,
+  };
+  return Object.fromEntries(Object.keys(all).sort().map((status) => [status, all[status] as Json]));
 }
 
 /** The security schemes (`components.securitySchemes`). */
@@ -190,19 +297,31 @@ export const connectionIdParameter: Json = {
   name: 'connection_id', in: 'path', required: true, description: 'Connection UUID.', schema: { type: 'string', format: 'uuid' },
 };
 
-/** The `X-Svc-Egress` header of the row writes on the main address. */
-export const egressHeaderParameter: Json = {
-  name: 'X-Svc-Egress',
-  in: 'header',
-  required: false,
-  description: '`true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. Any other value: 400 `invalid_header`. Case-insensitive.',
-  schema: { type: 'string', enum: ['true', 'false', 'TRUE', 'FALSE', 'True', 'False'] },
-};
+/**
+ * `true` or `false` in any case, spelled out letter by letter in character classes so
+ * that any JSON Schema validator (none has a case-insensitive flag) accepts exactly what
+ * the server accepts. Source: docs/CONTRACT.md "Row writes"; core `parseEgressHeader`.
+ */
+export const EGRESS_HEADER_PATTERN = '^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$';
 
-/** The error responses of a row write, with `extra` (e.g. 409) in status order. */
-export function rowWriteErrors(extra: JsonObject = {}): JsonObject {
+/**
+ * The `X-Svc-Egress` header (the row writes on the main address, the MCP endpoint): a
+ * case-insensitive boolean, described by a pattern rather than an enum of spellings.
+ */
+export function egressHeaderParameter(description: string, refusal = '400 `invalid_header`'): Json {
   return {
-    '400': responseRef('BadRequest'),
+    name: 'X-Svc-Egress',
+    in: 'header',
+    required: false,
+    description: `${description} A case-insensitive boolean: \`true\` or \`false\` in any case (\`TRUE\`, \`False\`, …); absent: \`false\`. Any other value (also the header sent twice): ${refusal}.`,
+    schema: { type: 'string', pattern: EGRESS_HEADER_PATTERN, examples: ['true', 'false'] },
+  };
+}
+
+/** The error responses of a row write, with `extra` (e.g. 409). */
+export function rowWriteErrors(extra: JsonObject = {}): JsonObject {
+  return errorResponses({
+    '400': responseRef('BadRequestRowWrite'),
     '401': responseRef('Unauthorized'),
     '404': responseRef('NotFound'),
     ...extra,
@@ -212,5 +331,5 @@ export function rowWriteErrors(extra: JsonObject = {}): JsonObject {
     '502': responseRef('BadGateway'),
     '503': responseRef('ServiceUnavailable'),
     '504': responseRef('GatewayTimeout'),
-  };
+  });
 }

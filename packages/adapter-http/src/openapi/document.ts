@@ -31,6 +31,7 @@ import type { DocumentContext, Listener, RouteDefinition } from '../route.js';
 import { ROUTES } from '../routes/index.js';
 import { enforcedLimits, formatBytes } from '../settings.js';
 import { component, headerComponents, responseComponents, securitySchemes, type Json, type JsonObject } from './components.js';
+import { exampleComponents } from './examples.js';
 
 /** What the OpenAPI document needs to know: the addresses and the limits the server enforces. */
 export interface OpenApiSettings {
@@ -46,8 +47,28 @@ export interface OpenApiSettings {
   readonly deprecatedOperations?: readonly string[];
 }
 
+/**
+ * The answer of a method a path does not serve: it belongs to no operation, so it is said
+ * on the path. Source: docs/CONTRACT.md "Envelope and errors" (405).
+ */
+const METHOD_NOT_ALLOWED =
+  'Another method on this path answers 405 `method_not_allowed` (problem details) with `Allow` listing the methods served; `OPTIONS` answers 204 with `Allow`; `HEAD` is served as `GET`.';
+
 /** `:name` segments of a route's path (path-to-regexp syntax) as OpenAPI `{name}` templates. */
 const template = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/gu, '{$1}');
+
+/**
+ * The files run body with its file references as `$ref`s to `FileReference` (the core
+ * inlines the same schema): clients get one named type for both lists.
+ */
+function withFileReferences(schema: JsonObject): JsonObject {
+  const properties = { ...(schema['properties'] as JsonObject) };
+  for (const list of ['files', 'background_files']) {
+    const property = properties[list] as JsonObject | undefined;
+    if (property !== undefined) properties[list] = { ...property, items: { $ref: '#/components/schemas/FileReference' } };
+  }
+  return { ...schema, properties };
+}
 
 /**
  * The schemas: request bodies and answers, all from the core, so the document cannot
@@ -60,7 +81,7 @@ function schemaComponents(): JsonObject {
     InsertRecordRequest: component(insertRecordBodySchema),
     UpdateRecordRequest: component(updateRecordBodySchema),
     FileReference: component(fileReferenceSchema),
-    RunWithFiles: component(filesRunBodySchema),
+    RunWithFiles: withFileReferences(component(filesRunBodySchema) as JsonObject),
     RunWithMessage: component(messageRunBodySchema),
     StartRunRequest: component(startRunBodySchema),
     Problem: {
@@ -84,6 +105,25 @@ function schemaComponents(): JsonObject {
   };
 }
 
+/**
+ * A deprecated operation: `deprecated: true`, and its success answers list the headers it
+ * is sent with (`Deprecation`, `Sunset`, `Link; rel="deprecation"`; docs/CONTRACT.md
+ * "Index and versioning").
+ */
+function deprecatedOperation(operation: JsonObject): JsonObject {
+  const responses: { [status: string]: Json } = {};
+  for (const [status, response] of Object.entries(operation['responses'] as JsonObject)) {
+    const inline = response as JsonObject;
+    responses[status] =
+      status.startsWith('2') && inline['$ref'] === undefined
+        ? { ...inline, headers: { ...(inline['headers'] as JsonObject | undefined), ...DEPRECATION_RESPONSE_HEADERS } }
+        : response;
+  }
+  return { ...operation, deprecated: true, responses };
+}
+
+const DEPRECATION_RESPONSE_HEADERS: JsonObject = Object.fromEntries(DEPRECATION_HEADERS.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
 /** The `paths` object: each documented route on each listener it is served on, main first. */
 function pathsOf(routes: readonly RouteDefinition[], doc: DocumentContext, deprecated: ReadonlySet<string>): JsonObject {
   const paths: { [path: string]: { [key: string]: Json } } = {};
@@ -92,7 +132,8 @@ function pathsOf(routes: readonly RouteDefinition[], doc: DocumentContext, depre
       const served = route.paths[listener];
       if (route.openapi === undefined || served === undefined) continue;
       // The egress address serves the same operation: deprecated with it (same headers).
-      const operation = { ...(route.openapi(doc, listener) as JsonObject), ...(deprecated.has(route.operationId) ? { deprecated: true } : {}) };
+      const described = route.openapi(doc, listener) as JsonObject;
+      const operation = deprecated.has(route.operationId) ? deprecatedOperation(described) : described;
       for (const path of served) {
         let item = paths[template(path)];
         if (item === undefined) {
@@ -103,7 +144,7 @@ function pathsOf(routes: readonly RouteDefinition[], doc: DocumentContext, depre
                   description:
                     'Served at the direct stable-egress address: same credentials, bodies and answers as at the base address, always on the egress route. Nothing else is served there (404).',
                 }
-              : {};
+              : { description: METHOD_NOT_ALLOWED };
           paths[template(path)] = item;
         }
         item[route.method.toLowerCase()] = operation;
@@ -141,17 +182,18 @@ export function buildOpenApiDocument(settings: OpenApiSettings, routes: readonly
     },
     servers: [{ url: settings.baseUrl, description: 'Base address' }],
     tags: [
-      { name: 'Discovery' },
+      { name: 'Discovery', description: 'What the caller can use: the index, its agents, connections and runs, paged.' },
       { name: 'Connections', description: 'The caller\'s connections (never their credentials or hosts), and row writes on those that allow them (SQL Server).' },
-      { name: 'Agents' },
-      { name: 'Runs' },
+      { name: 'Agents', description: "The caller's agents and the runs started on them." },
+      { name: 'Runs', description: 'Asynchronous agent runs: start one, read its status, list them newest first.' },
       { name: 'MCP', description: "An agent's Model Context Protocol endpoint: the same operations as tools." },
     ],
     paths: pathsOf(routes, doc, new Set(settings.deprecatedOperations ?? [])),
     components: {
       schemas: schemaComponents(),
       responses: responseComponents(limits),
-      headers: headerComponents(),
+      headers: headerComponents((settings.deprecatedOperations ?? []).length > 0),
+      examples: exampleComponents(),
       securitySchemes: securitySchemes(),
     },
     'x-rate-limit-headers': [...RATE_LIMIT_HEADERS],

@@ -1,4 +1,4 @@
-import { apiKeyOnly, jsonResponse, responseRef } from '../openapi/components.js';
+import { apiKeyOnly, errorResponses, jsonResponse, responseRef } from '../openapi/components.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, type AuthenticatedRoute } from '../route.js';
 
@@ -28,11 +28,17 @@ export const getAgentRoute: AuthenticatedRoute = {
     security: apiKeyOnly,
     parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }],
     responses: {
-      '200': jsonResponse('The agent.', 'AgentResponse'),
-      '401': responseRef('Unauthorized'),
-      '404': responseRef('NotFound'),
-      '429': responseRef('TooManyRequests'),
-      '503': responseRef('ServiceUnavailable'),
+      '200': jsonResponse('The agent.', 'AgentResponse', {
+        data: {
+          agent_id: 'agent_demo',
+          name: null,
+          description: null,
+          created_at: null,
+          run_url: 'https://api.svc.example.test/api/v1/agents/agent_demo/run',
+          mcp_url: 'https://api.svc.example.test/api/v1/agents/agent_demo/mcp',
+        },
+      }),
+      ...errorResponses({ '401': responseRef('Unauthorized'), '404': responseRef('NotFound'), '429': responseRef('TooManyRequests'), '503': responseRef('ServiceUnavailable') }),
     },
   }),
 };

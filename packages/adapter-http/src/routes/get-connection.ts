@@ -1,4 +1,4 @@
-import { apiKeyOnly, connectionIdParameter, jsonResponse, responseRef } from '../openapi/components.js';
+import { apiKeyOnly, connectionIdParameter, errorResponses, jsonResponse, responseRef } from '../openapi/components.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, type AuthenticatedRoute } from '../route.js';
 
@@ -29,11 +29,18 @@ export const getConnectionRoute: AuthenticatedRoute = {
     security: apiKeyOnly,
     parameters: [connectionIdParameter],
     responses: {
-      '200': jsonResponse('The connection.', 'ConnectionResponse'),
-      '401': responseRef('Unauthorized'),
-      '404': responseRef('NotFound'),
-      '429': responseRef('TooManyRequests'),
-      '503': responseRef('ServiceUnavailable'),
+      '200': jsonResponse('The connection.', 'ConnectionResponse', {
+        data: {
+          connection_id: '6f9c1e2a-3b4d-4c5e-8f70-1a2b3c4d5e6f',
+          type: 'sqlserver',
+          name: null,
+          writable: true,
+          egress_source_address: null,
+          records_url: 'https://api.svc.example.test/api/v1/connections/6f9c1e2a-3b4d-4c5e-8f70-1a2b3c4d5e6f/records',
+          created_at: null,
+        },
+      }),
+      ...errorResponses({ '401': responseRef('Unauthorized'), '404': responseRef('NotFound'), '429': responseRef('TooManyRequests'), '503': responseRef('ServiceUnavailable') }),
     },
   }),
 };

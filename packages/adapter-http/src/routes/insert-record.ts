@@ -1,4 +1,4 @@
-import { apiKeyOnly, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
+import { apiKeyOnly, jsonRequestBody, jsonResponse, rowWriteErrors } from '../openapi/components.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import type { AuthenticatedRoute } from '../route.js';
 import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
@@ -28,7 +28,7 @@ export const insertRecordRoute: AuthenticatedRoute = {
       (listener === 'egress' ? ' This address always uses the stable egress route.' : ''),
     security: apiKeyOnly,
     parameters: recordWriteParameters(listener, limits),
-    requestBody: { required: true, content: { 'application/json': { schema: schemaRef('InsertRecordRequest') } } },
-    responses: { '201': jsonResponse('Inserted.', 'RowWriteResponse'), ...rowWriteErrors() },
+    requestBody: jsonRequestBody('InsertRecordRequest', { row: { entity: 'dbo.orders', values: { id: 2, sku: 'B-7', qty: 3, note: null } } }),
+    responses: { '201': jsonResponse('Inserted.', 'RowWriteResponse', { data: { rows_affected: 1 } }), ...rowWriteErrors() },
   }),
 };

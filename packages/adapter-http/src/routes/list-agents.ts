@@ -1,4 +1,4 @@
-import { apiKeyOnly, jsonResponse, listPageHeaders, pagingParameters, responseRef } from '../openapi/components.js';
+import { apiKeyOnly, errorResponses, jsonResponse, listPageHeaders, pagingParameters, responseRef } from '../openapi/components.js';
 import { pageQueryOf, queryParams, setNextLink } from '../paging.js';
 import { sendError } from '../pipeline/problem-details.js';
 import { sendResultAs } from '../pipeline/rate-limit.js';
@@ -38,11 +38,20 @@ export const listAgentsRoute: AuthenticatedRoute = {
     security: apiKeyOnly,
     parameters: [...pagingParameters],
     responses: {
-      '200': jsonResponse('A page of agents.', 'AgentList', listPageHeaders),
-      '400': responseRef('BadRequest'),
-      '401': responseRef('Unauthorized'),
-      '429': responseRef('TooManyRequests'),
-      '503': responseRef('ServiceUnavailable'),
+      '200': jsonResponse('A page of agents.', 'AgentList', {
+        data: [
+          {
+            agent_id: 'agent_demo',
+            name: null,
+            description: null,
+            created_at: null,
+            run_url: 'https://api.svc.example.test/api/v1/agents/agent_demo/run',
+            mcp_url: 'https://api.svc.example.test/api/v1/agents/agent_demo/mcp',
+          },
+        ],
+        next_cursor: 'eyJ2IjoxLCJrIjoiYWdlbnRfZGVtbyJ9.c2lnbmF0dXJl',
+      }, listPageHeaders),
+      ...errorResponses({ '400': responseRef('BadRequestList'), '401': responseRef('Unauthorized'), '429': responseRef('TooManyRequests'), '503': responseRef('ServiceUnavailable') }),
     },
   }),
 };

@@ -1,4 +1,4 @@
-import { apiKeyOnly, jsonResponse, listPageHeaders, pagingParameters, responseRef } from '../openapi/components.js';
+import { apiKeyOnly, errorResponses, jsonResponse, listPageHeaders, pagingParameters, responseRef } from '../openapi/components.js';
 import { pageQueryOf, queryParams, setNextLink } from '../paging.js';
 import { sendError } from '../pipeline/problem-details.js';
 import { sendResultAs } from '../pipeline/rate-limit.js';
@@ -42,11 +42,27 @@ export const listConnectionsRoute: AuthenticatedRoute = {
     security: apiKeyOnly,
     parameters: [...pagingParameters],
     responses: {
-      '200': jsonResponse('A page of connections (unwrapped).', 'ConnectionList', listPageHeaders),
-      '400': responseRef('BadRequest'),
-      '401': responseRef('Unauthorized'),
-      '429': responseRef('TooManyRequests'),
-      '503': responseRef('ServiceUnavailable'),
+      '200': jsonResponse('A page of connections (unwrapped).', 'ConnectionList', [
+        {
+          connection_id: '6f9c1e2a-3b4d-4c5e-8f70-1a2b3c4d5e6f',
+          type: 'sqlserver',
+          name: null,
+          writable: true,
+          egress_source_address: null,
+          records_url: 'https://api.svc.example.test/api/v1/connections/6f9c1e2a-3b4d-4c5e-8f70-1a2b3c4d5e6f/records',
+          created_at: null,
+        },
+        {
+          connection_id: '0b7e6c5d-4a3b-4c2d-9e1f-0a9b8c7d6e5f',
+          type: 'postgresql',
+          name: null,
+          writable: false,
+          egress_source_address: null,
+          records_url: 'https://api.svc.example.test/api/v1/connections/0b7e6c5d-4a3b-4c2d-9e1f-0a9b8c7d6e5f/records',
+          created_at: null,
+        },
+      ], listPageHeaders),
+      ...errorResponses({ '400': responseRef('BadRequestList'), '401': responseRef('Unauthorized'), '429': responseRef('TooManyRequests'), '503': responseRef('ServiceUnavailable') }),
     },
   }),
 };

@@ -1,5 +1,5 @@
 import { RUN_STATUSES } from '@svc/core';
-import { apiKeyOrToken, authenticatedHeaders, jsonResponse, listPageHeaders, pagingParameters, responseRef, schemaRef } from '../openapi/components.js';
+import { apiKeyOrToken, errorResponses, jsonResponse, listPageHeaders, pagingParameters, responseRef } from '../openapi/components.js';
 import { pageQueryOf, queryParams, setNextLink } from '../paging.js';
 import { sendError } from '../pipeline/problem-details.js';
 import { sendResultAs } from '../pipeline/rate-limit.js';
@@ -57,17 +57,28 @@ export const listRunsRoute: AuthenticatedRoute = {
       ...pagingParameters,
     ],
     responses: {
-      '200': jsonResponse('One page of runs.', 'RunList', listPageHeaders),
-      '400': {
-        description:
-          '`validation_failed`: a query parameter is invalid or sent twice; `invalid_cursor`: a `cursor` this service did not sign for this account and these filters. `errors[0].path` names the parameter (`/status`, `/limit`, `/cursor`, …) and `detail` starts `query parameter <name>:`.',
-        headers: authenticatedHeaders,
-        content: { 'application/problem+json': { schema: schemaRef('Problem') } },
-      },
-      '401': responseRef('Unauthorized'),
-      '403': responseRef('Forbidden'),
-      '429': responseRef('TooManyRequests'),
-      '503': responseRef('ServiceUnavailable'),
+      '200': jsonResponse('One page of runs.', 'RunList', {
+        data: [
+          {
+            run_id: '570b6c23-d987-478f-8769-d40f8a571099',
+            workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
+            agent_id: 'agent_demo',
+            status: 'queued',
+            created_at: '2026-05-12T09:14:03.118Z',
+            updated_at: '2026-05-12T09:14:03.118Z',
+            status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
+            attempts: 0,
+          },
+        ],
+        next_cursor: 'eyJ2IjoxLCJ0IjoxNzc4NTc3MjQzMTE4fQ.c2lnbmF0dXJl',
+      }, listPageHeaders),
+      ...errorResponses({
+        '400': responseRef('BadRequestList'),
+        '401': responseRef('Unauthorized'),
+        '403': responseRef('Forbidden'),
+        '429': responseRef('TooManyRequests'),
+        '503': responseRef('ServiceUnavailable'),
+      }),
     },
   }),
 };

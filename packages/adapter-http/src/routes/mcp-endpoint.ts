@@ -1,5 +1,5 @@
 import { domainError } from '@svc/core';
-import { contentEncodingParameter, headerRef, responseRef } from '../openapi/components.js';
+import { contentEncodingParameter, egressHeaderParameter, errorResponses, headerRef, problemResponse, responseRef } from '../openapi/components.js';
 import { authenticate, credentialLines } from '../pipeline/authenticate.js';
 import { jsonBody } from '../pipeline/json-body.js';
 import { sendError } from '../pipeline/problem-details.js';
@@ -17,6 +17,20 @@ import { pathParam, requestHeader, type PublicRoute } from '../route.js';
 export function mcpResourceMetadataUrl(baseUrl: string, agentId: string): string {
   return `${baseUrl}/.well-known/oauth-protected-resource/api/v1/agents/${encodeURIComponent(agentId)}/mcp`;
 }
+
+const RUN = {
+  run_id: '570b6c23-d987-478f-8769-d40f8a571099',
+  workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
+  agent_id: 'agent_demo',
+  status: 'queued',
+  created_at: '2026-05-12T09:14:03.118Z',
+  updated_at: '2026-05-12T09:14:03.118Z',
+  status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
+  attempts: 0,
+};
+
+/** A `tools/call` answer of `get_run`: the run as text content and as structured content. */
+const MCP_TOOL_RESULT = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: JSON.stringify(RUN) }], structuredContent: RUN } };
 
 /**
  * `POST /api/v1/agents/{agent_id}/mcp`: the agent's MCP endpoint (Streamable HTTP,
@@ -93,7 +107,7 @@ export const mcpEndpointRoute: PublicRoute = {
     security: [{ ApiKey: [] }, { BearerApiKey: [] }, { AccessToken: ['runs:write'] }, { AccessToken: ['runs:read'] }],
     parameters: [
       { name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } },
-      { name: 'X-Svc-Egress', in: 'header', required: false, description: 'Send `true` to route the row writes of this request through the stable egress route.', schema: { type: 'string', enum: ['true', 'false'] } },
+      egressHeaderParameter('`true` routes the row writes of this request (`insert_record`, `update_record`) through the stable egress route.', 'a row-write tool answers `invalid_header` (`isError: true`)'),
       contentEncodingParameter(limits),
     ],
     requestBody: {
@@ -105,7 +119,9 @@ export const mcpEndpointRoute: PublicRoute = {
             description: 'One JSON-RPC 2.0 message of MCP (request, notification or response).',
             required: ['jsonrpc'],
             properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } },
-            examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_run', arguments: { run_id: '0b0c…' } } }],
+          },
+          examples: {
+            tools_call: { summary: 'Call the tool get_run', value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_run', arguments: { run_id: '570b6c23-d987-478f-8769-d40f8a571099' } } } },
           },
         },
       },
@@ -115,23 +131,36 @@ export const mcpEndpointRoute: PublicRoute = {
         description: 'The JSON-RPC response: a result (a tool result, `isError: true` for a domain error) or a JSON-RPC error.',
         headers: { 'X-Request-Id': headerRef('X-Request-Id') },
         content: {
-          'application/json': { schema: { type: 'object', description: 'JSON-RPC 2.0 response.', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: { type: 'object' }, error: { type: 'object' } } } },
-          'text/event-stream': { schema: { type: 'string', description: 'Server-sent events, each `data` a JSON-RPC message.' } },
+          'application/json': {
+            schema: { type: 'object', description: 'JSON-RPC 2.0 response.', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: { type: 'object' }, error: { type: 'object' } } },
+            examples: { tool_result: { summary: 'The result of get_run: the run as structured content', value: MCP_TOOL_RESULT } },
+          },
+          'text/event-stream': {
+            schema: { type: 'string', description: 'Server-sent events, each `data` a JSON-RPC message.' },
+            examples: { tool_result: { summary: 'The same result as one server-sent event', value: `event: message\ndata: ${JSON.stringify(MCP_TOOL_RESULT)}\n\n` } },
+          },
         },
       },
       '202': { description: 'A notification or a response was accepted; no body.', headers: { 'X-Request-Id': headerRef('X-Request-Id') } },
-      '400': responseRef('BadRequest'),
-      '401': {
-        description: 'Missing, invalid, expired or unsupported credential; `WWW-Authenticate` names the resource metadata (RFC 9728 §5.1).',
-        headers: { 'X-Request-Id': headerRef('X-Request-Id'), 'WWW-Authenticate': { description: '`Bearer realm="svc", resource_metadata="<url>"`, with `error="invalid_token"` for a credential that was sent.', schema: { type: 'string' } } },
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      },
-      '404': responseRef('NotFound'),
-      '406': { description: 'The `Accept` header admits neither `application/json` nor `text/event-stream` (JSON-RPC error body).' },
-      '413': responseRef('PayloadTooLarge'),
-      '415': responseRef('UnsupportedMediaType'),
-      '429': { description: 'Not answered at the HTTP level: a `tools/call` over a rate limit is a tool result with `isError: true` and the `rate_limited` problem details (`status: 429`); the answer carries the rate-limit headers.' },
-      '503': responseRef('ServiceUnavailable'),
+      '406': { description: 'The `Accept` header admits neither `application/json` nor `text/event-stream` (answered by the MCP SDK).' },
+      ...errorResponses({
+        '400': responseRef('BadRequestMcp'),
+        '401': problemResponse(
+          'Missing, invalid, expired or unsupported credential; `WWW-Authenticate` names the resource metadata (RFC 9728 §5.1). Never charged: no rate-limit headers.',
+          ['missing_credential', 'invalid_credential', 'expired_credential', 'unsupported_credential'],
+          {
+            headers: {
+              'X-Request-Id': headerRef('X-Request-Id'),
+              'WWW-Authenticate': { description: '`Bearer realm="svc", resource_metadata="<url>"`, with `error="invalid_token"` for a credential that was sent.', schema: { type: 'string' } },
+            },
+          },
+        ),
+        '404': responseRef('NotFound'),
+        '413': responseRef('PayloadTooLarge'),
+        '415': responseRef('UnsupportedMediaType'),
+        '429': responseRef('TooManyRequests'),
+        '503': responseRef('ServiceUnavailable'),
+      }),
     },
   }),
 };
@@ -188,9 +217,22 @@ export const mcpResourceMetadataRoute: PublicRoute = {
                 resource_documentation: { type: 'string', format: 'uri' },
               },
             },
+            examples: {
+              metadata: {
+                summary: 'The metadata of agent_demo',
+                value: {
+                  resource: 'https://api.svc.example.test/api/v1/agents/agent_demo/mcp',
+                  scopes_supported: ['runs:write', 'runs:read'],
+                  bearer_methods_supported: ['header'],
+                  resource_name: 'Agent Runs and Connected Data API MCP endpoint of agent agent_demo',
+                  resource_documentation: 'https://api.svc.example.test/docs',
+                },
+              },
+            },
           },
         },
       },
+      ...errorResponses(),
     },
   }),
 };

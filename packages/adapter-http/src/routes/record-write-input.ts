@@ -22,7 +22,9 @@ export async function recordWriteInput(ctx: Context, caller: Caller, listener: L
   };
 }
 
+const EGRESS_DESCRIPTION = '`true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route.';
+
 /** The OpenAPI parameters of a row write on `listener` (no `X-Svc-Egress` on the egress address). */
 export function recordWriteParameters(listener: Listener, limits: EnforcedLimits): Json[] {
-  return listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter, contentEncodingParameter(limits)];
+  return listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter(EGRESS_DESCRIPTION), contentEncodingParameter(limits)];
 }

@@ -1,5 +1,5 @@
 import { MAX_BACKGROUND_FILES_PER_RUN, MAX_FILES_PER_RUN } from '@svc/core';
-import { apiKeyOrToken, authenticatedHeaders, contentEncodingParameter, headerRef, jsonResponse, responseRef, schemaRef } from '../openapi/components.js';
+import { apiKeyOrToken, authenticatedHeaders, contentEncodingParameter, errorResponses, headerRef, jsonRequestBody, jsonResponse, responseRef } from '../openapi/components.js';
 import { jsonBody } from '../pipeline/json-body.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, type AuthenticatedRoute } from '../route.js';
@@ -30,17 +30,41 @@ export const startRunRoute: AuthenticatedRoute = {
     description: `Starts a run with uploaded files (Option 1: 1..${MAX_FILES_PER_RUN} files, optional message, \`process_together\`, \`notification_email\`, up to ${MAX_BACKGROUND_FILES_PER_RUN} background files) or a message only (Option 2). The option is chosen by the presence of \`files\` or another Option 1 member. Limited to ${limits.agent.limit} requests per ${limits.agent.windowSeconds} seconds per agent, in addition to the credential limit. Accepts OAuth access tokens with scope \`runs:write\`.`,
     security: apiKeyOrToken('runs:write'),
     parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }, contentEncodingParameter(limits)],
-    requestBody: { required: true, content: { 'application/json': { schema: schemaRef('StartRunRequest') } } },
+    requestBody: jsonRequestBody('StartRunRequest', {
+      files: {
+        files: [
+          {
+            file_key: 'uploads/invoice-17.pdf',
+            file_name: 'invoice-17.pdf',
+            content_type: 'application/pdf',
+          },
+        ],
+        message: 'Extract the totals',
+        // No address a test sends: the leak scan flags a sent e-mail address in any answer, this document included.
+        notification_email: 'accounts-payable@customer.example',
+      },
+      message: { message: 'Summarise the orders of yesterday' },
+    }),
     responses: {
-      '202': jsonResponse('Accepted: the run is queued; follow `Location` (= `status_url`).', 'RunStartResponse', { ...authenticatedHeaders, Location: headerRef('Location') }),
-      '400': responseRef('BadRequest'),
-      '401': responseRef('Unauthorized'),
-      '403': responseRef('Forbidden'),
-      '404': responseRef('NotFound'),
-      '413': responseRef('PayloadTooLarge'),
-      '415': responseRef('UnsupportedMediaType'),
-      '429': responseRef('TooManyRequests'),
-      '503': responseRef('ServiceUnavailable'),
+      '202': jsonResponse('Accepted: the run is queued; follow `Location` (= `status_url`).', 'RunStartResponse', {
+        data: {
+          run_id: '570b6c23-d987-478f-8769-d40f8a571099',
+          workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
+          status: 'queued',
+          status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
+          message: 'Run queued with 1 file.',
+        },
+      }, { ...authenticatedHeaders, Location: headerRef('Location') }),
+      ...errorResponses({
+        '400': responseRef('BadRequestRunStart'),
+        '401': responseRef('Unauthorized'),
+        '403': responseRef('Forbidden'),
+        '404': responseRef('NotFound'),
+        '413': responseRef('PayloadTooLarge'),
+        '415': responseRef('UnsupportedMediaType'),
+        '429': responseRef('TooManyRequests'),
+        '503': responseRef('ServiceUnavailable'),
+      }),
     },
   }),
 };

@@ -1,4 +1,4 @@
-import { apiKeyOnly, responseRef, jsonResponse, rowWriteErrors, schemaRef } from '../openapi/components.js';
+import { apiKeyOnly, jsonRequestBody, jsonResponse, responseRef, rowWriteErrors } from '../openapi/components.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import type { AuthenticatedRoute } from '../route.js';
 import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
@@ -29,7 +29,7 @@ export const updateRecordRoute: AuthenticatedRoute = {
       (listener === 'egress' ? ' This address always uses the stable egress route.' : ''),
     security: apiKeyOnly,
     parameters: recordWriteParameters(listener, limits),
-    requestBody: { required: true, content: { 'application/json': { schema: schemaRef('UpdateRecordRequest') } } },
-    responses: { '200': jsonResponse('Updated (0 or 1 row).', 'RowWriteResponse'), ...rowWriteErrors({ '409': responseRef('Conflict') }) },
+    requestBody: jsonRequestBody('UpdateRecordRequest', { row: { entity: 'dbo.orders', key_column: 'id', key_value: 2, values: { qty: 4 } } }),
+    responses: { '200': jsonResponse('Updated (0 or 1 row).', 'RowWriteResponse', { data: { rows_affected: 1 } }), ...rowWriteErrors({ '409': responseRef('Conflict') }) },
   }),
 };

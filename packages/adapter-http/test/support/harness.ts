@@ -19,6 +19,7 @@ import {
   SystemClock,
   RecordingLogger,
 } from '@svc/core/testing';
+import { recordingAnswers } from './observed-answers.js';
 
 /** `{base_url}` and `{egress_url}` the apps under test are configured with (not where they listen). */
 export const BASE_URL = 'https://api.svc.example.test';
@@ -151,8 +152,9 @@ export async function startApps(options: AppOptions = {}): Promise<RunningApps> 
     ...(options.deprecations !== undefined ? { deprecations: options.deprecations } : {}),
     ...options.settings,
   };
-  const main = createServer(createHttpApp(useCases, settings).callback());
-  const egress = createServer(createEgressApp(useCases, settings).callback());
+  // Every answer is recorded: declared-statuses.test.ts checks each against the document.
+  const main = createServer(recordingAnswers('main', createHttpApp(useCases, settings).callback()));
+  const egress = createServer(recordingAnswers('egress', createEgressApp(useCases, settings).callback()));
   const [url, egressUrl] = await Promise.all([listen(main), listen(egress)]);
   return {
     url,

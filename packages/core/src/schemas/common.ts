@@ -4,13 +4,38 @@
  */
 
 /**
- * One identifier part: 1..128 characters, no control characters, no dot.
- * Source: docs/CONTRACT.md "Row writes".
+ * Refuses, at the start of an identifier part, one longer than 128 UTF-16 code units
+ * (SQL Server's `sysname` is `nvarchar(128)`; core `MAX_IDENTIFIER_LENGTH`), which is what
+ * `checkIdentifierPart` counts. JSON Schema patterns (unicode regexps) and `maxLength`
+ * count code points, and a character outside the BMP is two code units: a part of `n`
+ * code points of which `k` are such is `n + k` units, too long when `k >= 129 - n`.
+ * Parts of at most 64 code points always fit. For `n` in 65..128 the pattern walks the
+ * part one code point at a time and, where the part ends after `n`, looks back for
+ * `129 - n` such characters: one pass over the part, whatever its content. Spelled out so
+ * that the document's pattern accepts exactly what the server accepts (docs/decisions.md
+ * "OpenAPI document").
  */
-export const IDENTIFIER_PATTERN = '^[^.\\p{Cc}]{1,128}$';
+const UTF16_LIMIT_GUARD = ((): string => {
+  // Disjoint classes: `(?:A B*){j}` matches one way only (no backtracking through splits).
+  const astral = '[\\u{10000}-\\u{10FFFF}]';
+  const other = '[^.\\u{10000}-\\u{10FFFF}]';
+  const endsWith = (j: number): string => `(?=\\.|$)(?<=(?:${astral}${other}*){${j}})`;
+  let walk = `[^.]${endsWith(1)}`;
+  for (let n = 127; n >= 65; n -= 1) walk = `[^.](?:${endsWith(129 - n)}|${walk})`;
+  return `(?![^.]{64}${walk})`;
+})();
+
+/** One identifier part as JSON Schema counts it: 1..128 code points, no control character, no dot. */
+const PART = '[^.\\p{Cc}]{1,128}';
+
+/**
+ * One identifier part: 1..128 characters (UTF-16 code units, see {@link UTF16_LIMIT_GUARD}),
+ * no control characters, no dot. Source: docs/CONTRACT.md "Row writes".
+ */
+export const IDENTIFIER_PATTERN = `^${UTF16_LIMIT_GUARD}${PART}$`;
 
 /** `schema.table`, each part an identifier. Source: docs/CONTRACT.md "Row writes". */
-export const ENTITY_PATTERN = '^[^.\\p{Cc}]{1,128}\\.[^.\\p{Cc}]{1,128}$';
+export const ENTITY_PATTERN = `^${UTF16_LIMIT_GUARD}${PART}\\.${UTF16_LIMIT_GUARD}${PART}$`;
 
 /** A media type `type/subtype` (RFC 6838 restricted names, optional parameters). */
 export const MEDIA_TYPE_PATTERN =
@@ -21,7 +46,7 @@ export const entitySchema = {
   type: 'string',
   pattern: ENTITY_PATTERN,
   description:
-    'Table written `schema.table`: exactly two parts, each 1..128 characters, no control characters and no dot inside a part. `]` and spaces are allowed; the server quotes identifiers and never splices them into SQL.',
+    'Table written `schema.table`: exactly two parts, each 1..128 characters counted in UTF-16 code units (as SQL Server\'s `sysname`: a character outside the Basic Multilingual Plane, such as an emoji, counts two; the pattern spells this out), no control characters and no dot inside a part. Brackets are not quoting: `[dbo].[orders]` names the schema `[dbo]` and the table `[orders]`; `]`, `[` and spaces are allowed; the server quotes identifiers and never splices them into SQL.',
   examples: ['dbo.orders'],
 } as const;
 

@@ -213,9 +213,9 @@ function run<T>(validate: ValidateFunction<T>, body: unknown): Result<T, Validat
 
 type RecordBodyError = DomainError<'validation_failed' | 'invalid_value'>;
 
-// The schema patterns count code points (unicode regexps), but identifiers are limited
-// in UTF-16 code units (sysname), as parseEntityName limits entity parts: re-check the
-// column names a pattern let through, such as 65 emoji (130 code units). Two names that
+// The identifier rules are the domain's (checkIdentifierPart, in UTF-16 code units as
+// sysname); the schema patterns spell the same rules out for the OpenAPI document, and
+// this re-check keeps the domain the one judge should the two ever differ. Two names that
 // differ only in case name one column of a case-insensitive database (SQL Server's
 // default collations), which SQL Server refuses (error 264) after the body was accepted.
 function checkColumnNames<T extends InsertRecordBody>(body: T): ValidationIssue[] {
