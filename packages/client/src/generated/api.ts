@@ -271,7 +271,7 @@ export interface components {
         /** InsertRecordRequest */
         InsertRecordRequest: {
             /**
-             * @description Table written `schema.table`: exactly two parts, each 1..128 characters, no control characters and no dot inside a part. `]` and spaces are allowed; the server quotes identifiers and never splices them into SQL.
+             * @description Table written `schema.table`: exactly two parts, each 1..128 characters counted in UTF-16 code units (as SQL Server's `sysname`: a character outside the Basic Multilingual Plane, such as an emoji, counts two; the pattern spells this out), no control characters and no dot inside a part. Brackets are not quoting: `[dbo].[orders]` names the schema `[dbo]` and the table `[orders]`; `]`, `[` and spaces are allowed; the server quotes identifiers and never splices them into SQL.
              * @example dbo.orders
              */
             entity: string;
@@ -291,7 +291,7 @@ export interface components {
         /** UpdateRecordRequest */
         UpdateRecordRequest: {
             /**
-             * @description Table written `schema.table`: exactly two parts, each 1..128 characters, no control characters and no dot inside a part. `]` and spaces are allowed; the server quotes identifiers and never splices them into SQL.
+             * @description Table written `schema.table`: exactly two parts, each 1..128 characters counted in UTF-16 code units (as SQL Server's `sysname`: a character outside the Basic Multilingual Plane, such as an emoji, counts two; the pattern spells this out), no control characters and no dot inside a part. Brackets are not quoting: `[dbo].[orders]` names the schema `[dbo]` and the table `[orders]`; `]`, `[` and spaces are allowed; the server quotes identifiers and never splices them into SQL.
              * @example dbo.orders
              */
             entity: string;
@@ -335,17 +335,7 @@ export interface components {
          */
         RunWithFiles: {
             /** @description Foreground files the agent reads: 1 to 50. */
-            files: {
-                /** @description Storage key of the uploaded file. */
-                file_key: string;
-                /** @description Original file name. */
-                file_name: string;
-                /**
-                 * @description Media type `type/subtype` (RFC 6838).
-                 * @example application/pdf
-                 */
-                content_type: string;
-            }[];
+            files: components["schemas"]["FileReference"][];
             /** @description Instruction or text input for the agent. */
             message?: string;
             /**
@@ -359,17 +349,7 @@ export interface components {
              */
             notification_email?: string;
             /** @description Files available to tools but not read directly by the agent: at most 10. */
-            background_files?: {
-                /** @description Storage key of the uploaded file. */
-                file_key: string;
-                /** @description Original file name. */
-                file_name: string;
-                /**
-                 * @description Media type `type/subtype` (RFC 6838).
-                 * @example application/pdf
-                 */
-                content_type: string;
-            }[];
+            background_files?: components["schemas"]["FileReference"][];
         };
         /**
          * RunWithMessage
@@ -616,23 +596,120 @@ export interface components {
         ConnectionList: components["schemas"]["Connection"][];
     };
     responses: {
-        /** @description Invalid request: `validation_failed` (with `errors`: also more columns than parameters allow, or two column names equal case-insensitively); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); `invalid_header`; `invalid_value` with `errors` naming each number in `values` or `key_value` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a row-write refusal (`writes_not_supported`, `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`). */
+        /** @description A request the HTTP parser refuses. `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "bad_request" | "invalid_header";
+                };
             };
         };
-        /** @description Missing, invalid, expired or unsupported credential; with `WWW-Authenticate`. */
+        /** @description `validation_failed`: a query parameter is invalid or sent twice; `invalid_cursor`: a `cursor` this service did not sign for this account, list and filters. `errors[0].path` names the parameter (`/limit`, `/cursor`, …) and `detail` starts `query parameter <name>:`. `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
+        BadRequestList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "validation_failed" | "invalid_cursor" | "bad_request" | "invalid_header";
+                };
+            };
+        };
+        /** @description `validation_failed` (with `errors`: every failed rule, JSON Pointer paths); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated). `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
+        BadRequestRunStart: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "validation_failed" | "invalid_json" | "bad_request" | "invalid_header";
+                };
+            };
+        };
+        /** @description Invalid request: `validation_failed` (with `errors`: also more columns than parameters allow, or two column names equal case-insensitively); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); `invalid_header` (`X-Svc-Egress` neither `true` nor `false`); `invalid_value` with `errors` naming each number in `values` or `key_value` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a refusal of the database or connection (`writes_not_supported`, `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`). `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
+        BadRequestRowWrite: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "validation_failed" | "invalid_json" | "invalid_header" | "invalid_value" | "writes_not_supported" | "unknown_entity" | "unknown_column" | "constraint_violation" | "bad_request";
+                };
+            };
+        };
+        /** @description `invalid_json`: the body is not one JSON value (not JSON, not UTF-8, a member name given twice, a coded body that is corrupt). `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
+        BadRequestMcp: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "invalid_json" | "bad_request" | "invalid_header";
+                };
+            };
+        };
+        /** @description Missing, invalid, expired or unsupported credential; with `WWW-Authenticate`. Never charged: no rate-limit headers. */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -641,7 +718,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "missing_credential" | "invalid_credential" | "expired_credential" | "unsupported_credential";
+                };
             };
         };
         /** @description `insufficient_scope`: a valid OAuth access token without the scope (RFC 6750 §3.1). */
@@ -653,75 +733,127 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "insufficient_scope";
+                };
             };
         };
         /** @description `not_found`: unknown, or not visible to the caller's account (never tells which). */
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "not_found";
+                };
             };
         };
         /** @description `ambiguous_key`: the key selects more than one row; nothing was changed. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "ambiguous_key";
+                };
             };
         };
-        /** @description `payload_too_large`: the body is over 1 MiB (1048576 bytes), counted after decoding its `Content-Encoding` (a compressed body that inflates past 1 MiB is refused without being inflated further). */
+        /** @description `payload_too_large`: the body is over 1 MiB (1048576 bytes), counted after decoding its `Content-Encoding` (a compressed body that inflates past 1 MiB is refused without being inflated further); or chunk extensions too large (the HTTP parser, on any path, with `Connection: close`). */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "payload_too_large";
+                };
+            };
+        };
+        /** @description `payload_too_large`: chunk extensions of a chunked body too large; answered by the HTTP parser, before any operation is chosen, with `Connection: close`. */
+        PayloadTooLargeParser: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "payload_too_large";
+                };
             };
         };
         /** @description `unsupported_media_type`: the body must be `application/json` in UTF-8, sent as is or with `Content-Encoding` `gzip`, `deflate` or `br`; any other coding, or two stacked codings, is refused naming it. Every 415 carries `Accept-Encoding: gzip, deflate, br`. */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
                 "Accept-Encoding": components["headers"]["Accept-Encoding"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "unsupported_media_type";
+                };
             };
         };
-        /** @description `rate_limited`: over the credential limit or, on run creation, the per-agent limit (30 / 60 s). */
+        /** @description `rate_limited`: over the credential limit or, on run creation, the per-agent limit (30 / 60 s). Not charged to any window. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -735,80 +867,150 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "rate_limited";
+                };
+            };
+        };
+        /** @description `internal_error`: a bug; logged with the request id, which the detail quotes. Never a stack trace. */
+        InternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "internal_error";
+                };
             };
         };
         /** @description `connection_unavailable`: the customer's database cannot be reached or refused the login. */
         BadGateway: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "connection_unavailable";
+                };
             };
         };
-        /** @description `service_unavailable`: a dependency of this service (Redis: the run queue and the run store; rate limits then fall back to in-memory limits) is lost, failing or paused; answered within the server's `dependency_timeout_ms` (default 2 s). Nothing was done: on run start the run was not created (its record and job are written in one transaction, withdrawn when that transaction got no answer), with one exception, a Redis that applied the run and died before answering: that run exists and runs once. Retry after `Retry-After` seconds. */
+        /** @description `service_unavailable`: a dependency of this service (Redis: the run queue and the run store; rate limits then fall back to in-memory limits; the catalog database) is lost, failing or paused; answered within the server's `dependency_timeout_ms` (default 2 s). Nothing was done: on run start the run was not created (its record and job are written in one transaction, withdrawn when that transaction got no answer), with one exception, a Redis that applied the run and died before answering: that run exists and runs once. Retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "service_unavailable";
+                };
             };
         };
         /** @description `connection_timeout`: the customer's database did not answer within the server's `request_timeout_ms`; answered then, whether or not the database acknowledged the cancel. The write may or may not have applied; it is never reported as a success and never resent. */
         GatewayTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "connection_timeout";
+                };
             };
         };
-        /** @description `request_timeout`: the request was not received completely in time; the connection is closed. */
+        /** @description `request_timeout`: the request was not received completely in time (the HTTP parser, on any path); the connection is closed. */
         RequestTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "request_timeout";
+                };
             };
         };
-        /** @description `expectation_failed`: an `Expect` other than `100-continue`; the connection is closed. */
+        /** @description `expectation_failed`: an `Expect` other than `100-continue` (on any path, before any operation runs); the connection is closed unless its body was read. */
         ExpectationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "expectation_failed";
+                };
             };
         };
-        /** @description `request_header_fields_too_large`: the header section is over 16 KiB; the connection is closed. */
+        /** @description `request_header_fields_too_large`: the header section is over 16 KiB (the HTTP parser, on any path); the connection is closed. */
         RequestHeaderFieldsTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "request_header_fields_too_large";
+                };
             };
         };
     };
@@ -835,12 +1037,6 @@ export interface components {
         Location: string;
         /** @description On a 415 for a content coding: the codings a request body may use (RFC 9110 §15.5.16). */
         "Accept-Encoding": string;
-        /** @description RFC 9745: present when the operation is deprecated (`@<unix seconds>`). */
-        Deprecation: string;
-        /** @description RFC 8594: when a deprecated operation stops working (HTTP-date). */
-        Sunset: string;
-        /** @description `<url>; rel="deprecation"` on deprecated operations. */
-        Link: string;
     };
     pathItems: never;
 }
@@ -876,14 +1072,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
     insertRecord: {
         parameters: {
             query?: never;
             header?: {
-                /** @description `true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. Any other value: 400 `invalid_header`. Case-insensitive. */
-                "X-Svc-Egress"?: "true" | "false" | "TRUE" | "FALSE" | "True" | "False";
+                /** @description `true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. A case-insensitive boolean: `true` or `false` in any case (`TRUE`, `False`, …); absent: `false`. Any other value (also the header sent twice): 400 `invalid_header`. */
+                "X-Svc-Egress"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -915,12 +1117,16 @@ export interface operations {
                     "application/json": components["schemas"]["RowWriteResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestRowWrite"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -930,8 +1136,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. Any other value: 400 `invalid_header`. Case-insensitive. */
-                "X-Svc-Egress"?: "true" | "false" | "TRUE" | "FALSE" | "True" | "False";
+                /** @description `true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. A case-insensitive boolean: `true` or `false` in any case (`TRUE`, `False`, …); absent: `false`. Any other value (also the header sent twice): 400 `invalid_header`. */
+                "X-Svc-Egress"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -963,13 +1169,17 @@ export interface operations {
                     "application/json": components["schemas"]["RowWriteResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestRowWrite"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -1011,13 +1221,17 @@ export interface operations {
                     "application/json": components["schemas"]["RunStartResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestRunStart"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1049,10 +1263,16 @@ export interface operations {
                     "application/json": components["schemas"]["RunResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1088,9 +1308,14 @@ export interface operations {
                     "application/json": components["schemas"]["AgentList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1122,9 +1347,15 @@ export interface operations {
                     "application/json": components["schemas"]["AgentResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1160,9 +1391,14 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectionList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1194,9 +1430,15 @@ export interface operations {
                     "application/json": components["schemas"]["ConnectionResponse"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1236,25 +1478,15 @@ export interface operations {
                     "application/json": components["schemas"]["RunList"];
                 };
             };
-            /** @description `validation_failed`: a query parameter is invalid or sent twice; `invalid_cursor`: a `cursor` this service did not sign for this account and these filters. `errors[0].path` names the parameter (`/status`, `/limit`, `/cursor`, …) and `detail` starts `query parameter <name>:`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
-                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
-                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
+            400: components["responses"]["BadRequestList"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1262,8 +1494,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Send `true` to route the row writes of this request through the stable egress route. */
-                "X-Svc-Egress"?: "true" | "false";
+                /** @description `true` routes the row writes of this request (`insert_record`, `update_record`) through the stable egress route. A case-insensitive boolean: `true` or `false` in any case (`TRUE`, `False`, …); absent: `false`. Any other value (also the header sent twice): a row-write tool answers `invalid_header` (`isError: true`). */
+                "X-Svc-Egress"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -1310,8 +1542,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            /** @description Missing, invalid, expired or unsupported credential; `WWW-Authenticate` names the resource metadata (RFC 9728 §5.1). */
+            400: components["responses"]["BadRequestMcp"];
+            /** @description Missing, invalid, expired or unsupported credential; `WWW-Authenticate` names the resource metadata (RFC 9728 §5.1). Never charged: no rate-limit headers. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1320,26 +1552,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {unknown} */
+                        code?: "missing_credential" | "invalid_credential" | "expired_credential" | "unsupported_credential";
+                    };
                 };
             };
             404: components["responses"]["NotFound"];
-            /** @description The `Accept` header admits neither `application/json` nor `text/event-stream` (JSON-RPC error body). */
+            /** @description The `Accept` header admits neither `application/json` nor `text/event-stream` (answered by the MCP SDK). */
             406: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Not answered at the HTTP level: a `tools/call` over a rate limit is a tool result with `isError: true` and the `rate_limited` problem details (`status: 429`); the answer carries the rate-limit headers. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -1375,6 +1608,12 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
     insertRecordViaEgress: {
@@ -1412,12 +1651,16 @@ export interface operations {
                     "application/json": components["schemas"]["RowWriteResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestRowWrite"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
@@ -1458,13 +1701,17 @@ export interface operations {
                     "application/json": components["schemas"]["RowWriteResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadRequestRowWrite"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
             502: components["responses"]["BadGateway"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["GatewayTimeout"];
