@@ -29,6 +29,21 @@ function problem(code: Code, detail: string, errors?: readonly { path: string; m
 const example = (summary: string, value: Json): Json => ({ summary, value });
 
 /**
+ * A queued run as `GET /api/v1/runs/{run_id}` answers it (data of `RunResponse`, an item of
+ * `RunList`, the MCP `get_run` result): one object for every example that shows a run.
+ */
+export const RUN_EXAMPLE = {
+  run_id: '570b6c23-d987-478f-8769-d40f8a571099',
+  workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
+  agent_id: 'agent_demo',
+  status: 'queued',
+  created_at: '2026-05-12T09:14:03.118Z',
+  updated_at: '2026-05-12T09:14:03.118Z',
+  status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
+  attempts: 0,
+} as const;
+
+/**
  * The examples, by name. A name is the `code` it shows, or `<code>_<case>` where one code
  * has answers of different shapes or causes (a `validation_failed` of a body or of a
  * query parameter; an `invalid_header` of `X-Svc-Egress` or of Node's HTTP parser).

@@ -1,3 +1,4 @@
+import { DEPRECATION_HEADERS, RATE_LIMIT_HEADERS } from '@svc/core';
 import { errorResponses, header, headerRef, schemaRef, type Json } from '../openapi/components.js';
 import { cachedAnswer } from '../pipeline/fixed-answer.js';
 import { JSON_CONTENT_TYPE } from '../pipeline/problem-details.js';
@@ -10,12 +11,12 @@ const INDEX_EXAMPLE: Json = {
   base_url: 'https://api.svc.example.test',
   documentation_url: 'https://api.svc.example.test/docs',
   openapi_url: 'https://api.svc.example.test/openapi.yaml',
-  developers_url: 'https://api.svc.example.test/docs#developers',
+  developers_url: 'https://api.svc.example.test/docs/developers',
   authentication: {
     methods: [
       {
         type: 'api_key',
-        documentation_url: 'https://api.svc.example.test/docs#authentication',
+        documentation_url: 'https://api.svc.example.test/docs/authentication',
         headers: ['X-API-Key', 'Authorization'],
         self_serve: false,
         credential_creation: 'available_after_account_access',
@@ -28,31 +29,23 @@ const INDEX_EXAMPLE: Json = {
   },
   onboarding: {
     account_access: 'invite_required',
-    access_request_url: 'https://api.svc.example.test/docs#access',
+    access_request_url: 'https://api.svc.example.test/docs/access',
     trial: { available: false, duration_days: 0, invite_required: true },
     public_sandbox_available: false,
   },
   rate_limits: {
     requests: 600,
     window_seconds: 60,
-    response_headers: [
-      'RateLimit-Limit',
-      'RateLimit-Remaining',
-      'RateLimit-Reset',
-      'Retry-After',
-      'x-ratelimit-limit',
-      'x-ratelimit-remaining',
-      'x-ratelimit-reset',
-    ],
+    response_headers: [...RATE_LIMIT_HEADERS],
     scope: 'credential',
-    documentation_url: 'https://api.svc.example.test/docs#rate-limits',
+    documentation_url: 'https://api.svc.example.test/docs/rate-limits',
   },
   versioning: {
     strategy: 'url_path',
     current_version: 'v1',
-    deprecation_headers: ['Deprecation', 'Sunset', 'Link'],
+    deprecation_headers: [...DEPRECATION_HEADERS],
     minimum_sunset_notice_days: 180,
-    documentation_url: 'https://api.svc.example.test/docs#versioning',
+    documentation_url: 'https://api.svc.example.test/docs/versioning',
   },
   resources: {
     index: 'https://api.svc.example.test/api/v1',
@@ -70,8 +63,8 @@ const INDEX_EXAMPLE: Json = {
   },
   description: 'Starts asynchronous agent runs with uploaded files or a message, and writes single rows to connected SQL Server databases.',
   llms_txt_url: 'https://api.svc.example.test/llms.txt',
-  clients: { cli: 'svc', cli_documentation_url: 'https://api.svc.example.test/docs#cli' },
-  webhooks_documentation_url: 'https://api.svc.example.test/docs#webhooks',
+  clients: { cli: 'svc (from a clone of the repository: pnpm svc --help; installed elsewhere from its packed tarballs, see cli_documentation_url)', cli_documentation_url: 'https://api.svc.example.test/docs/cli' },
+  webhooks_documentation_url: 'https://api.svc.example.test/docs/webhooks',
 };
 
 /**

@@ -1,3 +1,4 @@
+import { RUN_EXAMPLE } from '../openapi/examples.js';
 import { apiKeyOrToken, errorResponses, jsonResponse, responseRef } from '../openapi/components.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, type AuthenticatedRoute } from '../route.js';
@@ -27,16 +28,7 @@ export const getRunRoute: AuthenticatedRoute = {
     parameters: [{ name: 'run_id', in: 'path', required: true, description: 'Run id.', schema: { type: 'string' } }],
     responses: {
       '200': jsonResponse('The run.', 'RunResponse', {
-        data: {
-          run_id: '570b6c23-d987-478f-8769-d40f8a571099',
-          workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
-          agent_id: 'agent_demo',
-          status: 'queued',
-          created_at: '2026-05-12T09:14:03.118Z',
-          updated_at: '2026-05-12T09:14:03.118Z',
-          status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
-          attempts: 0,
-        },
+        data: RUN_EXAMPLE,
       }),
       ...errorResponses({
         '401': responseRef('Unauthorized'),

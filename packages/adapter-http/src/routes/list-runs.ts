@@ -1,3 +1,4 @@
+import { RUN_EXAMPLE } from '../openapi/examples.js';
 import { RUN_STATUSES } from '@svc/core';
 import { apiKeyOrToken, errorResponses, jsonResponse, listPageHeaders, pagingParameters, responseRef } from '../openapi/components.js';
 import { pageQueryOf, queryParams, setNextLink } from '../paging.js';
@@ -59,16 +60,7 @@ export const listRunsRoute: AuthenticatedRoute = {
     responses: {
       '200': jsonResponse('One page of runs.', 'RunList', {
         data: [
-          {
-            run_id: '570b6c23-d987-478f-8769-d40f8a571099',
-            workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
-            agent_id: 'agent_demo',
-            status: 'queued',
-            created_at: '2026-05-12T09:14:03.118Z',
-            updated_at: '2026-05-12T09:14:03.118Z',
-            status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
-            attempts: 0,
-          },
+          RUN_EXAMPLE,
         ],
         next_cursor: 'eyJ2IjoxLCJ0IjoxNzc4NTc3MjQzMTE4fQ.c2lnbmF0dXJl',
       }, listPageHeaders),

@@ -1,3 +1,4 @@
+import { RUN_EXAMPLE } from '../openapi/examples.js';
 import { domainError } from '@svc/core';
 import { contentEncodingParameter, egressHeaderParameter, errorResponses, headerRef, problemResponse, responseRef } from '../openapi/components.js';
 import { authenticate, credentialLines } from '../pipeline/authenticate.js';
@@ -18,16 +19,7 @@ export function mcpResourceMetadataUrl(baseUrl: string, agentId: string): string
   return `${baseUrl}/.well-known/oauth-protected-resource/api/v1/agents/${encodeURIComponent(agentId)}/mcp`;
 }
 
-const RUN = {
-  run_id: '570b6c23-d987-478f-8769-d40f8a571099',
-  workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
-  agent_id: 'agent_demo',
-  status: 'queued',
-  created_at: '2026-05-12T09:14:03.118Z',
-  updated_at: '2026-05-12T09:14:03.118Z',
-  status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
-  attempts: 0,
-};
+const RUN = RUN_EXAMPLE;
 
 /** A `tools/call` answer of `get_run`: the run as text content and as structured content. */
 const MCP_TOOL_RESULT = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: JSON.stringify(RUN) }], structuredContent: RUN } };
