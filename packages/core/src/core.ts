@@ -4,6 +4,7 @@ import type { Principal } from './domain/principal.js';
 import type { RateLimitSettings } from './domain/rate-limit.js';
 import { InMemoryAgentCatalog, InMemoryConnectionCatalog, InMemoryCredentialStore } from './memory/in-memory-catalogs.js';
 import { InMemoryRateLimitStore } from './memory/in-memory-rate-limit-store.js';
+import { InMemoryIdempotencyStore } from './memory/in-memory-idempotency-store.js';
 import { InMemoryRecordWriter } from './memory/in-memory-record-writer.js';
 import { InMemoryRuns, type InProcessRunWorkerOptions } from './memory/in-process-runs.js';
 import { RandomIdGenerator } from './memory/id-generators.js';
@@ -13,6 +14,7 @@ import type { Clock } from './ports/clock.js';
 import type { ConnectionCatalog } from './ports/connection-catalog.js';
 import type { CredentialStore } from './ports/credential-store.js';
 import type { IdGenerator } from './ports/id-generator.js';
+import type { IdempotencyStore } from './ports/idempotency-store.js';
 import type { RateLimitStore } from './ports/rate-limit-store.js';
 import type { RecordWriter } from './ports/record-writer.js';
 import type { RunBackend, RunWorker, RunWorkerOptions } from './ports/run-backend.js';
@@ -23,9 +25,15 @@ import type { Telemetry } from './ports/telemetry.js';
 import { ObservedRateLimitStore, ObservedRecordWriter, ObservedRunQueue } from './telemetry/observed-ports.js';
 import { CORE_TRACER_NAME, traceExecute, tracerOf } from './telemetry/tracing.js';
 import { Authenticate } from './use-cases/authenticate.js';
+import { ClaimIdempotencyKey, type IdempotencySettings } from './use-cases/claim-idempotency-key.js';
 import { apiIndexSettings, DescribeApi, type ApiIndexSettings } from './use-cases/describe-api.js';
 import { FindAgent } from './use-cases/find-agent.js';
 import { GetRun } from './use-cases/get-run.js';
+import { CancelRun } from './use-cases/cancel-run.js';
+import { StreamRunEvents } from './use-cases/stream-run-events.js';
+import type { Notifier } from './ports/notifier.js';
+import type { RunEventLog } from './ports/run-event-log.js';
+import type { Logger } from './ports/logger.js';
 import { GetAgent } from './use-cases/get-agent.js';
 import { GetConnection } from './use-cases/get-connection.js';
 import { ListAgents } from './use-cases/list-agents.js';
@@ -58,12 +66,29 @@ export interface CorePorts<R extends RunBackend = InMemoryRuns> {
   readonly runQueue?: RunQueue;
   /** Where runs are read; default `runs.store`. */
   readonly runStore?: RunStore;
+  /** Where run events are read (the events stream); default `runs.events`. */
+  readonly runEvents?: RunEventLog;
+  /**
+   * Told once when a run reaches a final status in this process without a worker: a
+   * queued run cancelled by `cancelRun` (the worker's notifier tells the others);
+   * default: nobody. Give it the same notifier as the workers. Source: docs/CONTRACT.md
+   * "Runs lifecycle".
+   */
+  readonly notifier?: Notifier;
+  /** Gets a line per run the cancel use case finishes; default silent. */
+  readonly logger?: Logger;
   /** Counts rate-limit windows; default `InMemoryRateLimitStore` on `clock`. */
   readonly rateLimitStore?: RateLimitStore;
   /** The time, for windows, expiry, run times and worker backoff; default the system clock. */
   readonly clock?: Clock;
   /** Run and workflow run ids; default random UUIDs. */
   readonly ids?: IdGenerator;
+  /**
+   * Where `Idempotency-Key`s and their answers are kept; default an
+   * `InMemoryIdempotencyStore` on `clock` (per process, bounded; adapter-queue's
+   * `RedisIdempotencyStore` shares keys between instances). Source: docs/decisions.md "Idempotency keys".
+   */
+  readonly idempotency?: IdempotencyStore;
   /**
    * Metrics of rate-limit decisions, runs started, row writes, and (through
    * `startWorker`) queue waits and finished runs; default: none, and then no port is
@@ -96,6 +121,12 @@ export interface CoreOptions {
    * Source: docs/CONTRACT.md "Isolation between accounts" (signed cursors).
    */
   readonly cursorKey?: string | Uint8Array;
+  /**
+   * Lease of an in-flight `Idempotency-Key` claim and how long answers are replayed, in
+   * milliseconds; default 60 000 and 24 h. The lease must outlast the longest request
+   * (see core `DEFAULT_IDEMPOTENCY_LEASE_MS`). Source: docs/decisions.md "Idempotency keys".
+   */
+  readonly idempotency?: IdempotencySettings;
 }
 
 /**
@@ -115,6 +146,10 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly startRun: StartRun;
   /** `GET /api/v1/runs/{run_id}`. */
   readonly getRun: GetRun;
+  /** `POST /api/v1/runs/{run_id}/cancel`. */
+  readonly cancelRun: CancelRun;
+  /** `GET /api/v1/runs/{run_id}/events` (text/event-stream). */
+  readonly streamRunEvents: StreamRunEvents;
   /** `GET /api/v1/agents`: the caller's agents, a page at a time. */
   readonly listAgents: ListAgents;
   /** `GET /api/v1/agents/{agent_id}`. */
@@ -127,6 +162,8 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly listRuns: ListRuns;
   /** An agent the caller can see: the check of the agent's MCP endpoint (`…/agents/{agent_id}/mcp`). */
   readonly findAgent: FindAgent;
+  /** The `Idempotency-Key` step of a run start, row insert or row update: replay, refuse or claim. */
+  readonly claimIdempotencyKey: ClaimIdempotencyKey;
   /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
   readonly rateLimits: RateLimitPolicy;
   /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
@@ -153,7 +190,7 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
  * await core.startWorker(myProcessor);
  * const started = await core.startRun.execute({ principal: inProcessPrincipal('acme'), agentId: 'a1', body: { message: 'Hello' } });
  * ```
- * @throws RangeError when a rate limit is not a whole number ≥ 1 or a window not > 0 seconds, or `cursorKey` is shorter than 32 bytes.
+ * @throws RangeError when a rate limit is not a whole number ≥ 1 or a window not > 0 seconds, `cursorKey` is shorter than 32 bytes, or an idempotency lease or TTL is not > 0.
  */
 export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts<R>, options: CoreOptions): Core<R> {
   const clock = ports.clock ?? new SystemClock();
@@ -183,11 +220,31 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
     authenticate: traceExecute(new Authenticate(credentials, clock), 'Authenticate.execute', tracer),
     insertRecord: traceExecute(new InsertRecord(connections, writer), 'InsertRecord.execute', tracer),
     updateRecord: traceExecute(new UpdateRecord(connections, writer), 'UpdateRecord.execute', tracer),
-    startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl }), 'StartRun.execute', tracer),
+    startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl, ...(ports.notifier !== undefined ? { notifier: ports.notifier } : {}) }), 'StartRun.execute', tracer),
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
+    cancelRun: traceExecute(
+      new CancelRun(
+        {
+          runs: ports.runStore ?? runs.store,
+          clock,
+          ...(ports.notifier !== undefined ? { notifier: ports.notifier } : {}),
+          ...(telemetry !== undefined ? { telemetry } : {}),
+          ...(ports.logger !== undefined ? { logger: ports.logger } : {}),
+        },
+        { baseUrl },
+      ),
+      'CancelRun.execute',
+      tracer,
+    ),
+    streamRunEvents: traceExecute(new StreamRunEvents(ports.runStore ?? runs.store, ports.runEvents ?? runs.events, { baseUrl }), 'StreamRunEvents.execute', tracer),
     ...discoveryUseCases(agents, connections, { baseUrl, ...(options.egressSourceAddress !== undefined ? { egressSourceAddress: options.egressSourceAddress } : {}) }, cursors, tracer),
     listRuns: traceExecute(new ListRuns(ports.runStore ?? runs.store, { baseUrl }, cursors), 'ListRuns.execute', tracer),
     findAgent: traceExecute(new FindAgent(agents), 'FindAgent.execute', tracer),
+    claimIdempotencyKey: traceExecute(
+      new ClaimIdempotencyKey(ports.idempotency ?? new InMemoryIdempotencyStore({ clock }), options.idempotency),
+      'ClaimIdempotencyKey.execute',
+      tracer,
+    ),
     rateLimits,
     runs,
     clock,

@@ -22,6 +22,9 @@ export const DOMAIN_ERROR_CODES = [
   'insufficient_scope',
   'not_found',
   'ambiguous_key',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+  'run_final',
   'rate_limited',
   'connection_unavailable',
   'connection_timeout',
@@ -60,6 +63,11 @@ export interface DomainError<C extends DomainErrorCode = DomainErrorCode> {
   readonly errors?: readonly ValidationIssue[];
   /** For `insufficient_scope`: the OAuth scope the operation needs (RFC 6750 §3.1). */
   readonly requiredScope?: string;
+  /**
+   * Seconds after which the same request may succeed (`Retry-After`), for an error that
+   * is a matter of waiting: `idempotency_key_in_use` (docs/CONTRACT.md "Runs lifecycle").
+   */
+  readonly retryAfterSeconds?: number;
 }
 
 /**
@@ -67,12 +75,12 @@ export interface DomainError<C extends DomainErrorCode = DomainErrorCode> {
  *
  * @param code - the domain error code.
  * @param detail - safe, human-readable detail.
- * @param extra - optional `errors` or `requiredScope`.
+ * @param extra - optional `errors`, `requiredScope` or `retryAfterSeconds`.
  */
 export function domainError<C extends DomainErrorCode>(
   code: C,
   detail: string,
-  extra: { errors?: readonly ValidationIssue[]; requiredScope?: string } = {},
+  extra: { errors?: readonly ValidationIssue[]; requiredScope?: string; retryAfterSeconds?: number } = {},
 ): DomainError<C> {
   return { code, detail, ...extra };
 }
@@ -132,5 +140,34 @@ export class RunFailedError extends Error {
   ) {
     super(reason, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.retryable = options.retryable ?? false;
+  }
+}
+
+/**
+ * The `reason` of a run processor's `AbortSignal` (core `RunProcessingContext.signal`)
+ * when the run was cancelled (`POST /api/v1/runs/{run_id}/cancel`): the processor stops
+ * and the run ends `cancelled`, neither retried nor failed. Tells a cancel apart from a
+ * worker that stops ({@link WorkerStoppingError}). Source: docs/CONTRACT.md "Runs
+ * lifecycle"; docs/decisions.md "Cancel and run events".
+ */
+export class RunCancelledError extends Error {
+  override readonly name = 'RunCancelledError';
+
+  /** @param runId - the cancelled run. */
+  constructor(readonly runId: string) {
+    super(`run ${runId} was cancelled`);
+  }
+}
+
+/**
+ * The `reason` of a run processor's `AbortSignal` when its worker stops past its grace:
+ * the run is queued again for another attempt (a durable queue) and the attempt is no
+ * failure. Source: docs/decisions.md "Run processors", "Cancel and run events".
+ */
+export class WorkerStoppingError extends Error {
+  override readonly name = 'WorkerStoppingError';
+
+  constructor() {
+    super('the worker is stopping');
   }
 }

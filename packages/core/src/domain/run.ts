@@ -60,6 +60,12 @@ export interface Run {
   /** What the processor returned with success: a JSON value, at most {@link MAX_RUN_OUTPUT_BYTES} as JSON. */
   readonly output?: JsonValue;
   /**
+   * When a cancel was first asked for (`POST /api/v1/runs/{run_id}/cancel`): set on a
+   * `running` run that is still stopping, and kept once it is `cancelled`. Never changes
+   * once set. Source: docs/CONTRACT.md "Runs lifecycle"; core `RunStore.requestCancel`.
+   */
+  readonly cancelRequestedAt?: Date;
+  /**
    * Id of the request that started the run (its `X-Request-Id`), so that the run's log
    * lines lead back to it; absent for a run started in process without one. Kept by
    * every run store; never shown in the public run view. Source: docs/decisions.md
@@ -196,4 +202,21 @@ export function compareRunListKeys(a: string, b: string): number {
 function codePointRank(unit: number): number {
   if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
   return unit >= 0xe000 ? unit - 0x800 : unit;
+}
+
+/**
+ * What a cancel request does to a run (core `RunStore.requestCancel`), by its status:
+ * `queued` → `cancelled` at once (with `cancelRequestedAt`); `running` → stays `running`
+ * with `cancelRequestedAt` set (kept when already set: the first request's time); a final
+ * run is left as it is. `undefined` when nothing changes (final).
+ * Source: docs/CONTRACT.md "Runs lifecycle". Every store applies this one rule (the Redis
+ * store in its Lua script), and the run store contract suite holds them to it.
+ */
+export function cancelRequested(run: Run, at: Date): Run | undefined {
+  if (run.status === 'queued') {
+    const { failureReason: _dropped, ...rest } = run;
+    return { ...rest, status: 'cancelled', updatedAt: at, cancelRequestedAt: run.cancelRequestedAt ?? at };
+  }
+  if (run.status === 'running') return run.cancelRequestedAt !== undefined ? run : { ...run, cancelRequestedAt: at };
+  return undefined;
 }

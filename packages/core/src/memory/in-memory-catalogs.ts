@@ -4,6 +4,8 @@ import { pageByKey, type Page, type PageRequest } from '../domain/page.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { ConnectionCatalog } from '../ports/connection-catalog.js';
 import type { CredentialStore, StoredCredential } from '../ports/credential-store.js';
+import type { WebhookEndpoint } from '../domain/webhook-endpoint.js';
+import type { WebhookEndpointCatalog } from '../ports/webhook-endpoint-catalog.js';
 
 /** Credentials held in memory, keyed by SHA-256 digest. Embedded default and fake. */
 export class InMemoryCredentialStore implements CredentialStore {
@@ -74,5 +76,35 @@ export class InMemoryAgentCatalog implements AgentCatalog {
   listByAccount(accountId: string, page: PageRequest): Promise<Page<Agent>> {
     const own = [...this.byId.values()].filter((a) => a.accountId === accountId);
     return Promise.resolve(pageByKey(own, (a) => a.agentId, page));
+  }
+}
+
+/** Webhook endpoints held in memory. Embedded default and fake. */
+export class InMemoryWebhookEndpointCatalog implements WebhookEndpointCatalog {
+  private readonly byId = new Map<string, WebhookEndpoint>();
+
+  constructor(endpoints: Iterable<WebhookEndpoint> = []) {
+    for (const e of endpoints) this.add(e);
+  }
+
+  /** Adds or replaces an endpoint. */
+  add(endpoint: WebhookEndpoint): void {
+    this.byId.set(endpoint.endpointId, endpoint);
+  }
+
+  /** Removes the endpoint with this id (absent: nothing happens). */
+  remove(endpointId: string): void {
+    this.byId.delete(endpointId);
+  }
+
+  /** See {@link WebhookEndpointCatalog.listByAccount}. */
+  listByAccount(accountId: string): Promise<readonly WebhookEndpoint[]> {
+    const own = [...this.byId.values()].filter((e) => e.accountId === accountId);
+    return Promise.resolve(own.sort((a, b) => (a.endpointId < b.endpointId ? -1 : a.endpointId > b.endpointId ? 1 : 0)));
+  }
+
+  /** See {@link WebhookEndpointCatalog.findById}. */
+  findById(endpointId: string): Promise<WebhookEndpoint | undefined> {
+    return Promise.resolve(this.byId.get(endpointId));
   }
 }

@@ -1,8 +1,10 @@
 import type { Page, PageRequest } from '../domain/page.js';
-import { canTransition, changed, compareRunListKeys, FINAL_RUN_STATUSES, runListKey, withProgress, type Run, type RunProgress, type RunStatusChange } from '../domain/run.js';
+import { runEventTypeOf, type RunEvent } from '../domain/run-event.js';
+import { cancelRequested, canTransition, changed, compareRunListKeys, FINAL_RUN_STATUSES, runListKey, withProgress, type Run, type RunProgress, type RunStatusChange } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
 import type { RunQueue } from '../ports/run-queue.js';
-import type { RunListFilter, RunStore, TransitionOutcome } from '../ports/run-store.js';
+import type { RunEventListener, RunEventLog } from '../ports/run-event-log.js';
+import type { CancelOutcome, RunListFilter, RunStore, TransitionOutcome } from '../ports/run-store.js';
 import { SystemClock } from './system-clock.js';
 
 /**
@@ -49,8 +51,14 @@ export interface InMemoryRunStoreOptions {
  * come in between: it is a true compare-and-set within the process, whatever the number
  * of workers (an in-process worker of core's {@link InMemoryRunQueue} plugs on directly).
  */
-export class InMemoryRunStore implements RunStore {
+export class InMemoryRunStore implements RunStore, RunEventLog {
   private readonly byId = new Map<string, Run>();
+  /** Each held run's events (core `RunEventLog`), dropped with the run. */
+  private readonly eventsById = new Map<string, RunEvent[]>();
+  /** Listeners of {@link InMemoryRunStore.watch}, by run id; a run's set is dropped when empty. */
+  private readonly listeners = new Map<string, Set<RunEventListener>>();
+  /** Ids of events: one counter for the store, so ids increase within each run. */
+  private lastEventId = 0;
   /** Finished run ids → when they finished (ms since the epoch), in finishing order. */
   private readonly finished = new Map<string, number>();
   private readonly retentionMs: number;
@@ -72,9 +80,55 @@ export class InMemoryRunStore implements RunStore {
     return Promise.resolve(this.byId.get(runId));
   }
 
+  /** See {@link RunStore.save}: also records the event of the run's status. Never rejects. */
   save(run: Run): Promise<void> {
     this.put(run);
     return Promise.resolve();
+  }
+
+  /** See {@link RunStore.requestCancel} (core `cancelRequested`); never rejects. */
+  requestCancel(runId: string, at: Date): Promise<CancelOutcome> {
+    this.evict();
+    const run = this.byId.get(runId);
+    if (run === undefined) return Promise.resolve({ kind: 'missing' });
+    const next = cancelRequested(run, at);
+    if (next === undefined) return Promise.resolve({ kind: 'final', run });
+    if (next.status === 'cancelled') {
+      this.put(next);
+      return Promise.resolve({ kind: 'cancelled', run: next });
+    }
+    this.byId.set(runId, next);
+    return Promise.resolve({ kind: 'requested', run: next });
+  }
+
+  /** See {@link RunEventLog.events}; never rejects. */
+  events(runId: string, afterId?: string): Promise<readonly RunEvent[]> {
+    this.evict();
+    const events = this.eventsById.get(runId) ?? [];
+    const at = afterId === undefined ? -1 : events.findIndex((e) => e.id === afterId);
+    return Promise.resolve(events.slice(at + 1));
+  }
+
+  /** See {@link RunEventLog.watch}: told synchronously, right after each event is recorded. */
+  watch(runId: string, listener: RunEventListener): () => void {
+    let set = this.listeners.get(runId);
+    if (set === undefined) this.listeners.set(runId, (set = new Set()));
+    // A wrapper, so that one listener watching twice is two watches.
+    const watcher: RunEventListener = (error) => listener(error);
+    set.add(watcher);
+    return () => {
+      const current = this.listeners.get(runId);
+      if (current === undefined) return;
+      current.delete(watcher);
+      if (current.size === 0) this.listeners.delete(runId);
+    };
+  }
+
+  /** How many listeners are watching runs now (for leak tests). */
+  get watcherCount(): number {
+    let n = 0;
+    for (const set of this.listeners.values()) n += set.size;
+    return n;
   }
 
   /** See {@link RunStore.transition}; never rejects. */
@@ -136,10 +190,22 @@ export class InMemoryRunStore implements RunStore {
 
   private put(run: Run): void {
     this.byId.set(run.runId, run);
+    this.lastEventId += 1;
+    const event: RunEvent = { id: String(this.lastEventId), type: runEventTypeOf(run.status), at: run.updatedAt, run };
+    const events = this.eventsById.get(run.runId);
+    if (events === undefined) this.eventsById.set(run.runId, [event]);
+    else events.push(event);
     // Re-inserted so that the finishing order stays the map's order.
     this.finished.delete(run.runId);
     if (FINAL_RUN_STATUSES.has(run.status)) this.finished.set(run.runId, this.clock.now().getTime());
     this.evict();
+    for (const listener of [...(this.listeners.get(run.runId) ?? [])]) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own; the change is made.
+      }
+    }
   }
 
   private evict(): void {
@@ -150,6 +216,7 @@ export class InMemoryRunStore implements RunStore {
       if (this.finished.size <= this.maxFinished && finishedAt > expiredBefore) break;
       this.finished.delete(runId);
       this.byId.delete(runId);
+      this.eventsById.delete(runId);
     }
   }
 }

@@ -3,6 +3,8 @@ import type { Clock } from '../ports/clock.js';
 import type { RunProcessor } from '../ports/run-processor.js';
 import type { RunStore } from '../ports/run-store.js';
 import type { RunBackend, RunWorker, RunWorkerCloseReport, RunWorkerOptions } from '../ports/run-backend.js';
+import { WorkerStoppingError } from '../domain/errors.js';
+import type { RunEventLog } from '../ports/run-event-log.js';
 import { errorTypeOf, RunLifecycle } from '../use-cases/run-lifecycle.js';
 import { InMemoryRunQueue, InMemoryRunStore, type InMemoryRunStoreOptions } from './in-memory-runs.js';
 import { SystemClock } from './system-clock.js';
@@ -95,6 +97,8 @@ export class InProcessRunWorker implements RunWorker {
       ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
       ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
       clock: this.clock,
+      ...(options.cancelGraceMs !== undefined ? { cancelGraceMs: options.cancelGraceMs } : {}),
+      ...(options.cancelPollMs !== undefined ? { cancelPollMs: options.cancelPollMs } : {}),
     });
     this.stopped = new Promise((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
   }
@@ -121,7 +125,7 @@ export class InProcessRunWorker implements RunWorker {
       this.stopping.abort();
       await settledWithin(Promise.all(this.slots), force ? 0 : graceMs);
       const lostRunIds = [...new Set([...this.cut, ...this.inProgress])];
-      this.interrupting.abort();
+      this.interrupting.abort(new WorkerStoppingError());
       return { abandonedRunIds: [], lostRunIds };
     })();
     return this.closing;
@@ -177,6 +181,8 @@ export class InMemoryRuns implements RunBackend {
   readonly store: InMemoryRunStore;
   /** The run queue (core `RunQueue`). */
   readonly queue: InMemoryRunQueue;
+  /** The runs' events (core `RunEventLog`): the store's. */
+  readonly events: RunEventLog;
   private readonly workers: InProcessRunWorker[] = [];
   private closing: Promise<RunWorkerCloseReport> | undefined;
   /** Always `false`: a queued run lives in this process and is lost with it. */
@@ -186,6 +192,7 @@ export class InMemoryRuns implements RunBackend {
   constructor(options: InMemoryRunStoreOptions = {}) {
     this.store = new InMemoryRunStore(options);
     this.queue = new InMemoryRunQueue(this.store);
+    this.events = this.store;
   }
 
   /** Starts an {@link InProcessRunWorker} on this queue; {@link InMemoryRuns.close} closes it. */

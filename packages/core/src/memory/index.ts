@@ -6,3 +6,5 @@ export * from './in-memory-rate-limit-store.js';
 export * from './in-memory-runs.js';
 export * from './in-process-runs.js';
 export * from './in-memory-record-writer.js';
+export * from './fan-out-notifier.js';
+export * from './in-memory-idempotency-store.js';

@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { Notifier } from './notifier.js';
+import type { RunEventLog } from './run-event-log.js';
 import type { RunProcessor } from './run-processor.js';
 import type { RunQueue } from './run-queue.js';
 import type { RunStore } from './run-store.js';
@@ -18,7 +19,22 @@ export interface RunWorkerOptions {
   readonly concurrency?: number;
   /** Told of each run's queue wait and final status (core `RunLifecycle`); default: nobody. */
   readonly telemetry?: Telemetry;
+  /**
+   * Ms a processor may go on after its run's cancel fired its `AbortSignal`; then the
+   * worker abandons it (its slot is freed, its result ignored) and the run is made
+   * `cancelled` anyway. Default 10000 (core `DEFAULT_CANCEL_GRACE_MS`). Source: docs/CONTRACT.md
+   * "Runs lifecycle" (`worker.cancel_grace_ms`).
+   */
+  readonly cancelGraceMs?: number;
+  /**
+   * Ms between two reads of a run in progress for a cancel request (core
+   * `RunLifecycle`): the most a cancel waits to be seen. Default
+   * 200 (core `DEFAULT_CANCEL_POLL_MS`). Source: docs/decisions.md "Cancel and run events".
+   */
+  readonly cancelPollMs?: number;
 }
+
+
 
 /** What a bounded close of a worker left undone. */
 export interface RunWorkerCloseReport {
@@ -71,6 +87,8 @@ export interface RunBackend {
   readonly queue: RunQueue;
   /** Reads runs at their `status_url` (core `RunStore`). */
   readonly store: RunStore;
+  /** The runs' events, recorded by `store` with each status change (core `RunEventLog`). */
+  readonly events: RunEventLog;
   /** Starts a worker that processes runs with `processor`; closed by {@link RunBackend.close}. */
   startWorker(processor: RunProcessor, options?: RunWorkerOptions): Promise<RunWorker>;
   /**

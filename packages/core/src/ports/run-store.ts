@@ -7,6 +7,16 @@ import type { Run, RunProgress, RunStatus, RunStatusChange } from '../domain/run
  */
 export type TransitionOutcome = { readonly applied: true; readonly run: Run } | { readonly applied: false; readonly run: Run | undefined };
 
+/**
+ * What {@link RunStore.requestCancel} did (core `cancelRequested`): `cancelled` — the run
+ * was `queued` and this call made it `cancelled` (the caller notifies); `requested` — the
+ * run is `running` with `cancelRequestedAt` set (by this call or an earlier one); `final`
+ * — the run was already final and nothing changed; `missing` — no such run.
+ */
+export type CancelOutcome =
+  | { readonly kind: 'cancelled' | 'requested' | 'final'; readonly run: Run }
+  | { readonly kind: 'missing' };
+
 /** Which runs of an account {@link RunStore.list} answers: all, or those matching every member given. */
 export interface RunListFilter {
   /** Only the runs of this agent. */
@@ -25,7 +35,10 @@ export interface RunListFilter {
  * `transition` of that run. Final statuses have no way out, so of two workers racing to
  * finish the same run (a worker thought dead that was only slow) exactly one applies,
  * and only that one notifies (core `RunLifecycle`). `list` pages through one account's
- * runs newest first. Every call rejects only when the store is unreachable. The contract
+ * runs newest first. Every status change (`save`, an applied `transition`, a
+ * `requestCancel` that cancels) records its event in the run's event log, atomically with
+ * the change, when the store is also a `RunEventLog` (both stores of this repository
+ * are). Every call rejects only when the store is unreachable. The contract
  * suite is `runStoreContract` in `@svc/core/testing`.
  */
 export interface RunStore {
@@ -41,6 +54,16 @@ export interface RunStore {
    * unknown id, which creates nothing).
    */
   transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome>;
+  /**
+   * Asks for the run's cancel, atomically with respect to `transition` (core
+   * `cancelRequested`): a `queued` run becomes `cancelled` at once (`updatedAt` and
+   * `cancelRequestedAt` = `at`; its event `run.cancelled` is recorded with the change); a
+   * `running` run gets `cancelRequestedAt` = `at` unless it has one, and stays `running`
+   * (its worker sees it and stops the processor); a final run is left as it is.
+   * Source: docs/CONTRACT.md "Runs lifecycle".
+   * @returns what it did, and the run after (or as found).
+   */
+  requestCancel(runId: string, at: Date): Promise<CancelOutcome>;
   /**
    * Records `progress` as the run's `progress` (replacing the last), only while the run is
    * `running` (core `withProgress`), atomically with respect to `transition`. Nothing else

@@ -16,6 +16,20 @@ export type FinishedRunStatus = 'succeeded' | 'failed' | 'cancelled';
 export type RecordWriteOutcome = 'ok' | WriteErrorCode | 'error';
 
 /**
+ * How one webhook delivery attempt ended (docs/decisions.md "Webhooks"): `success` (a 2xx
+ * within the attempt's timeout), `http_error` (another status), `timeout`, `network_error`
+ * (refused, reset, DNS), `refused` (the address is not allowed: SSRF rule; never sent).
+ */
+export type WebhookAttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
+
+/**
+ * How a webhook delivery ended: `delivered` (an attempt succeeded), `failed` (no attempt
+ * succeeded within the retry window, or the address is refused), `dropped` (its endpoint
+ * was removed, or no longer takes the event, before it was delivered).
+ */
+export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'dropped';
+
+/**
  * Counts and times what the service does, for metrics (the API server implements it with
  * prom-client; docs/decisions.md "Observability" lists the metric each call feeds).
  * The core and the adapters call it; what they call it with is ids and codes only, never
@@ -55,6 +69,13 @@ export interface Telemetry {
    * included), on `connectionId`.
    */
   recordWrite(connectionId: string, outcome: RecordWriteOutcome, durationSeconds: number): void;
+  /**
+   * One webhook delivery attempt ended with `result` after `durationSeconds` (connect,
+   * request and the bounded read of the answer; 0 for `refused`), in seconds.
+   */
+  webhookAttempt(result: WebhookAttemptResult, durationSeconds: number): void;
+  /** A webhook delivery ended (counted once per delivery, whatever its attempts). */
+  webhookDelivery(outcome: WebhookDeliveryOutcome): void;
 }
 
 /** A {@link Telemetry} that records nothing: the default wherever none is given. */
@@ -65,4 +86,6 @@ export const noopTelemetry: Telemetry = Object.freeze({
   runFinished: () => undefined,
   runWaited: () => undefined,
   recordWrite: () => undefined,
+  webhookAttempt: () => undefined,
+  webhookDelivery: () => undefined,
 });

@@ -69,6 +69,7 @@ export const runViewSchema = {
       },
     },
     output: { description: `What the agent runtime returned with a \`succeeded\` run: any JSON value, at most ${MAX_RUN_OUTPUT_BYTES} bytes as JSON. Absent when it returned none.` },
+    cancel_requested_at: str('RFC 3339, UTC: when a cancel was first asked for (`POST …/cancel`). A `running` run that has it is stopping; it ends `cancelled`. Absent when no cancel was asked for.', { format: 'date-time' }),
   },
 } as const;
 

@@ -11,7 +11,7 @@ import type { CredentialStore, StoredCredential } from '../ports/credential-stor
 import type { RateLimitCharge, RateLimitStore } from '../ports/rate-limit-store.js';
 import type { InsertCommand, RecordWriter, UpdateCommand, WriteError, WriteErrorCode, WriteOutcome } from '../ports/record-writer.js';
 import type { RunQueue } from '../ports/run-queue.js';
-import type { RunListFilter, RunStore, TransitionOutcome } from '../ports/run-store.js';
+import type { CancelOutcome, RunListFilter, RunStore, TransitionOutcome } from '../ports/run-store.js';
 
 // Fakes that fail on demand, for the error paths of code built on the core. Each wraps a
 // fake (usually an in-memory adapter) and fails exactly as the real adapter of its port
@@ -184,7 +184,7 @@ export class FailingRunQueue<Q extends RunQueue = RunQueue> extends FaultSwitch<
  * A {@link RunStore} that can be made unreachable, like the Redis run store when Redis is
  * down or silent past its bound.
  *
- * - `unavailable`: `get`, `save`, `transition`, `reportProgress` and `list` (or those in `only`) reject with
+ * - `unavailable`: `get`, `save`, `transition`, `requestCancel`, `reportProgress` and `list` (or those in `only`) reject with
  *   `DependencyUnavailableError('redis')`. `GetRun` and `ListRuns` then reject (HTTP 503); a worker's
  *   `RunLifecycle.attempt` rejects and its queue retries the attempt later.
  *
@@ -192,7 +192,7 @@ export class FailingRunQueue<Q extends RunQueue = RunQueue> extends FaultSwitch<
  * unreachable"); docs/CONTRACT.md "Dependencies and faults".
  * @typeParam S - the wrapped store.
  */
-export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<'unavailable', 'get' | 'save' | 'transition' | 'reportProgress' | 'list'> implements RunStore {
+export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<'unavailable', 'get' | 'save' | 'transition' | 'requestCancel' | 'reportProgress' | 'list'> implements RunStore {
   /**
    * @param inner - the store calls go to while not failing.
    * @param options - `dependency` of the error; default `redis` (adapter-queue's `RedisRunStore`).
@@ -217,6 +217,11 @@ export class FailingRunStore<S extends RunStore = RunStore> extends FaultSwitch<
   /** See {@link RunStore.transition}. @throws DependencyUnavailableError while failing. */
   async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
     return this.guard('transition', () => this.inner.transition(runId, change));
+  }
+
+  /** See {@link RunStore.requestCancel}. @throws DependencyUnavailableError while failing. */
+  async requestCancel(runId: string, at: Date): Promise<CancelOutcome> {
+    return this.guard('requestCancel', () => this.inner.requestCancel(runId, at));
   }
 
   /** See {@link RunStore.reportProgress}. @throws DependencyUnavailableError while failing. */

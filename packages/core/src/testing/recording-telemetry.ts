@@ -1,4 +1,4 @@
-import type { FinishedRunStatus, RateLimitOutcome, RateLimitScope, RecordWriteOutcome, Telemetry } from '../ports/telemetry.js';
+import type { FinishedRunStatus, RateLimitOutcome, RateLimitScope, RecordWriteOutcome, Telemetry, WebhookAttemptResult, WebhookDeliveryOutcome } from '../ports/telemetry.js';
 
 /**
  * A {@link Telemetry} that keeps what it is told (a fake with state, not a mock): counts
@@ -20,6 +20,10 @@ export class RecordingTelemetry implements Telemetry {
   readonly writes = new Map<string, number>();
   /** Every duration reported by `requestFinished` and `recordWrite`, in seconds. */
   readonly durations: number[] = [];
+  /** Result → webhook attempts. */
+  readonly webhookAttempts = new Map<WebhookAttemptResult, number>();
+  /** Outcome → webhook deliveries ended. */
+  readonly webhookDeliveries = new Map<WebhookDeliveryOutcome, number>();
 
   requestFinished(operation: string, status: number, durationSeconds: number): void {
     bump(this.requests, `${operation}|${status}`);
@@ -45,6 +49,14 @@ export class RecordingTelemetry implements Telemetry {
   recordWrite(connectionId: string, outcome: RecordWriteOutcome, durationSeconds: number): void {
     bump(this.writes, `${connectionId}|${outcome}`);
     this.durations.push(durationSeconds);
+  }
+
+  webhookAttempt(result: WebhookAttemptResult): void {
+    bump(this.webhookAttempts, result);
+  }
+
+  webhookDelivery(outcome: WebhookDeliveryOutcome): void {
+    bump(this.webhookDeliveries, outcome);
   }
 }
 

@@ -5,7 +5,7 @@ import type { Notifier } from '../ports/notifier.js';
 import type { RunProcessingContext, RunProcessingResult, RunProcessor } from '../ports/run-processor.js';
 import type { RunStore } from '../ports/run-store.js';
 import { RunLifecycle, type AttemptOptions } from '../use-cases/run-lifecycle.js';
-import { RunFailedError } from '../domain/errors.js';
+import { RunCancelledError, RunFailedError, WorkerStoppingError } from '../domain/errors.js';
 import { MAX_RUN_OUTPUT_BYTES } from '../domain/run.js';
 import { aRun } from './builders.js';
 import { RecordingLogger } from './recording-logger.js';
@@ -267,6 +267,76 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, { ...LAST, signal: stop.signal }), { kind: 'interrupted' });
       assert.equal((await h.store.get(run.runId))?.status, 'queued');
       assert.equal(notifier.finished.length, 0);
+    });
+    it('cancel while running: the signal fires with a RunCancelledError, the run ends cancelled (not queued, not failed), notified once', async function () {
+      const run = await given();
+      let reason: unknown;
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }], async (r, context) => {
+        await h.store.requestCancel(r.runId, clock.now());
+        await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }));
+        reason = context.signal.reason;
+        throw context.signal.reason;
+      });
+      const notifier = new ListNotifier();
+      const runs = new RunLifecycle({ store: h.store, processor, notifier, logger, clock, cancelPollMs: 10, cancelGraceMs: 5000 });
+      assert.deepEqual(await runs.attempt(run.runId, NOT_LAST), { kind: 'cancelled' });
+      assert.ok(reason instanceof RunCancelledError, 'the reason tells a cancel from a worker stop');
+      const stored = await h.store.get(run.runId);
+      assert.equal(stored?.status, 'cancelled');
+      assert.deepEqual(stored?.cancelRequestedAt, clock.now());
+      assert.equal(notifier.count(run.runId), 1);
+    });
+
+    it('cancel of a processor that ignores its signal: abandoned after cancelGraceMs, the run still ends cancelled', async function () {
+      const run = await given();
+      let release: (() => void) | undefined;
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }], async (r) => {
+        await h.store.requestCancel(r.runId, clock.now());
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      const notifier = new ListNotifier();
+      const runs = new RunLifecycle({ store: h.store, processor, notifier, logger, clock, cancelPollMs: 10, cancelGraceMs: 50 });
+      const started = Date.now();
+      assert.deepEqual(await runs.attempt(run.runId, NOT_LAST), { kind: 'cancelled' });
+      assert.ok(Date.now() - started >= 50, 'waited the grace');
+      assert.equal((await h.store.get(run.runId))?.status, 'cancelled');
+      release?.();
+      assert.equal(notifier.count(run.runId), 1);
+      assert.ok(logger.lines.some((l) => l.message === 'run processor ignored the cancel: abandoned'));
+    });
+
+    it('a run with a cancel request is cancelled when an attempt begins, without calling the processor', async function () {
+      const run = await given({ status: 'running', attempts: 1 });
+      assert.equal((await h.store.requestCancel(run.runId, clock.now())).kind, 'requested');
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }]);
+      const notifier = new ListNotifier();
+      assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, LAST), { kind: 'cancelled' });
+      assert.equal(processor.seen.length, 0);
+      assert.equal((await h.store.get(run.runId))?.status, 'cancelled');
+      assert.equal(notifier.count(run.runId), 1);
+    });
+
+    it('a cancelled queued run is skipped: never reaches the processor', async function () {
+      const run = await given();
+      assert.equal((await h.store.requestCancel(run.runId, clock.now())).kind, 'cancelled');
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }]);
+      const notifier = new ListNotifier();
+      assert.deepEqual(await lifecycle(processor, notifier).attempt(run.runId, NOT_LAST), { kind: 'skipped', status: 'cancelled' });
+      assert.equal(processor.seen.length, 0);
+      assert.equal(notifier.finished.length, 0, 'the worker does not notify: the cancel did');
+    });
+
+    it('a worker stop gives the signal a WorkerStoppingError', async function () {
+      const run = await given();
+      const stop = new AbortController();
+      let reason: unknown;
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }], (_r, context) => {
+        stop.abort(new WorkerStoppingError());
+        reason = context.signal.reason;
+        return Promise.reject(context.signal.reason as Error);
+      });
+      assert.deepEqual(await lifecycle(processor, new ListNotifier()).attempt(run.runId, { ...LAST, signal: stop.signal }), { kind: 'interrupted' });
+      assert.ok(reason instanceof WorkerStoppingError);
     });
   });
 }

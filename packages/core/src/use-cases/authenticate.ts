@@ -18,6 +18,8 @@ export type OperationId =
   | 'updateRecord'
   | 'startRun'
   | 'getRun'
+  | 'cancelRun'
+  | 'streamRunEvents'
   | 'listRuns'
   | 'listAgents'
   | 'getAgent'
@@ -27,7 +29,9 @@ export type OperationId =
 /**
  * Which operations accept OAuth access tokens, and with which scope.
  * Source: docs/api-spec.md "Authentication" items 5 and 9; docs/CONTRACT.md "Authentication"
- * (run creation with `runs:write`, run status with `runs:read`, nothing else) and
+ * (run creation with `runs:write`, run status with `runs:read`, nothing else), "Runs
+ * lifecycle" (cancel as run creation, `runs:write`; the events stream as the run status,
+ * `runs:read`) and
  * "Discovery" (listing runs with `runs:read`; agents and connections take API keys only).
  */
 export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | undefined>> = {
@@ -35,6 +39,8 @@ export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | und
   updateRecord: undefined,
   startRun: SCOPE_RUNS_WRITE,
   getRun: SCOPE_RUNS_READ,
+  cancelRun: SCOPE_RUNS_WRITE,
+  streamRunEvents: SCOPE_RUNS_READ,
   listRuns: SCOPE_RUNS_READ,
   listAgents: undefined,
   getAgent: undefined,

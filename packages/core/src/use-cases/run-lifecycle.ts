@@ -1,4 +1,4 @@
-import { RunFailedError } from '../domain/errors.js';
+import { RunCancelledError, RunFailedError } from '../domain/errors.js';
 import { errorTypeOf } from '../domain/error-type.js';
 import { checkOutput, checkProgress, type JsonValue, type Run, type RunStatus } from '../domain/run.js';
 import type { Clock } from '../ports/clock.js';
@@ -25,7 +25,13 @@ export type AttemptOutcome =
    * The attempt's signal aborted (the worker is stopping) and the processor stopped: the
    * run is `queued` again for another worker, and the attempt is not a failure.
    */
-  | { readonly kind: 'interrupted' };
+  | { readonly kind: 'interrupted' }
+  /**
+   * The run was cancelled (core `RunStore.requestCancel`): before the attempt began, or
+   * while it ran (the processor's signal fired; it stopped, or was abandoned after the
+   * cancel grace). The run is `cancelled`; never retried.
+   */
+  | { readonly kind: 'cancelled' };
 
 /** How a worker runs one attempt ({@link RunLifecycle.attempt}). */
 export interface AttemptOptions {
@@ -51,7 +57,23 @@ export interface RunLifecycleOptions {
   readonly clock?: Clock;
   /** Told of each run's queue wait and final status; default: nobody (`noopTelemetry`). */
   readonly telemetry?: Telemetry;
+  /** Ms a processor may go on after its cancel fired; default {@link DEFAULT_CANCEL_GRACE_MS}. */
+  readonly cancelGraceMs?: number;
+  /** Ms between two reads of the run for a cancel request while it is processed; default {@link DEFAULT_CANCEL_POLL_MS}. */
+  readonly cancelPollMs?: number;
 }
+
+/** Default of `RunWorkerOptions.cancelGraceMs`: 10000 ms (docs/CONTRACT.md "Runs lifecycle"). */
+export const DEFAULT_CANCEL_GRACE_MS = 10_000;
+/**
+ * Default of `RunWorkerOptions.cancelPollMs`: 200 ms, so that a cancel ends a
+ * running run well within the 1 s the brief asks (docs/decisions.md "Cancel and run
+ * events"): one `get` of each run in progress per interval.
+ */
+export const DEFAULT_CANCEL_POLL_MS = 200;
+
+/** How processing one attempt settled: the processor's answer, its error, or abandoned past the cancel grace. */
+type Processed = { readonly result: RunProcessingResult } | { readonly error: unknown } | { readonly abandoned: true };
 
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -80,8 +102,13 @@ export class RunLifecycle {
   private readonly clock: Clock;
   private readonly telemetry: Telemetry;
   private readonly tracer: Tracer;
+  private readonly cancelGraceMs: number;
+  private readonly cancelPollMs: number;
 
-  /** @param options - store, processor, and optional notifier, logger, clock and telemetry. */
+  /**
+   * @param options - store, processor, and optional notifier, logger, clock, telemetry and cancel timings.
+   * @throws RangeError when `cancelGraceMs` is not ≥ 0 or `cancelPollMs` not > 0.
+   */
   constructor(options: RunLifecycleOptions) {
     this.store = options.store;
     this.processor = options.processor;
@@ -90,6 +117,9 @@ export class RunLifecycle {
     this.clock = options.clock ?? new SystemClock();
     this.telemetry = options.telemetry ?? noopTelemetry;
     this.tracer = tracerOf(CORE_TRACER_NAME);
+    this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+    this.cancelPollMs = options.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS;
+    if (!(this.cancelGraceMs >= 0) || !(this.cancelPollMs > 0)) throw new RangeError('cancelGraceMs must be ≥ 0 and cancelPollMs > 0');
   }
 
   /**
@@ -115,7 +145,17 @@ export class RunLifecycle {
     }
     const run = started.run;
     if (run.attempts === 1) this.telemetry.runWaited(Math.max(0, at.getTime() - run.createdAt.getTime()) / 1000);
-    const signal = options.signal ?? NEVER_ABORTED;
+    // Cancelled while it was running before (a stalled attempt taken again, or a retry).
+    if (run.cancelRequestedAt !== undefined) return this.cancelled(runId);
+    await this.tellRunning(run, at);
+    // One signal for the attempt: the worker's stop (its reason passed on) or the run's cancel.
+    const attempt = new AbortController();
+    const workerSignal = options.signal ?? NEVER_ABORTED;
+    const onWorkerStop = (): void => attempt.abort(workerSignal.reason);
+    if (workerSignal.aborted) onWorkerStop();
+    else workerSignal.addEventListener('abort', onWorkerStop, { once: true });
+    const stopWatching = this.watchCancel(runId, () => attempt.abort(new RunCancelledError(runId)));
+    const signal = attempt.signal;
     const context: RunProcessingContext = {
       signal,
       attempt: run.attempts,
@@ -125,12 +165,24 @@ export class RunLifecycle {
         return this.store.reportProgress(runId, { ...progress, updatedAt: this.clock.now() });
       },
     };
-    let result: RunProcessingResult;
+    let processed: Processed;
     try {
-      result = await this.processor.process(run, context);
-    } catch (error) {
-      return this.afterThrow(run, error, options.lastAttempt, signal);
+      processed = await this.processWithinCancelGrace(run, context);
+    } finally {
+      stopWatching();
+      workerSignal.removeEventListener('abort', onWorkerStop);
     }
+    if (signal.reason instanceof RunCancelledError) {
+      if ('abandoned' in processed) {
+        this.logger.warn({ run_id: runId, ...requestIdOf(run), attempt: run.attempts, cancel_grace_ms: this.cancelGraceMs }, 'run processor ignored the cancel: abandoned');
+      }
+      return this.cancelled(runId);
+    }
+    if ('error' in processed) return this.afterThrow(run, processed.error, options.lastAttempt, signal);
+    if (!('result' in processed)) return this.cancelled(runId);
+    const result = processed.result;
+    // A cancel asked for after the last read above still wins over the processor's answer.
+    if ((await this.store.get(runId))?.cancelRequestedAt !== undefined) return this.cancelled(runId);
     if (!result.ok) {
       await this.finish(runId, 'failed', { failureReason: result.reason });
       return { kind: 'failed', reason: result.reason };
@@ -146,11 +198,70 @@ export class RunLifecycle {
     return { kind: 'succeeded' };
   }
 
+  /**
+   * Runs the processor; once the signal aborts for a cancel, waits for it at most
+   * `cancelGraceMs` (real time), then abandons it: its later answer is ignored.
+   */
+  private async processWithinCancelGrace(run: Run, context: RunProcessingContext): Promise<Processed> {
+    const processing: Promise<Processed> = (async () => this.processor.process(run, context))().then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const abandoned = new Promise<Processed>((resolve) => {
+      onAbort = () => {
+        if (context.signal.reason instanceof RunCancelledError) timer = setTimeout(() => resolve({ abandoned: true }), this.cancelGraceMs);
+      };
+      context.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([processing, abandoned]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort !== undefined) context.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Reads the run every `cancelPollMs` (real time) while it is processed, and calls
+   * `onCancel` once when it has a cancel request. A failed read is tried again at the next
+   * tick (the store may be back). @returns the function that stops the watch.
+   */
+  private watchCancel(runId: string, onCancel: () => void): () => void {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async (): Promise<void> => {
+      try {
+        const run = await this.store.get(runId);
+        if (stopped) return;
+        if (run?.cancelRequestedAt !== undefined) {
+          onCancel();
+          return;
+        }
+      } catch {
+        // The store is unreachable: the next tick reads again.
+      }
+      if (!stopped) timer = setTimeout(() => void tick(), this.cancelPollMs);
+    };
+    timer = setTimeout(() => void tick(), this.cancelPollMs);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+
+  private async cancelled(runId: string): Promise<AttemptOutcome> {
+    await this.finish(runId, 'cancelled');
+    return { kind: 'cancelled' };
+  }
+
   private async afterThrow(run: Run, error: unknown, lastAttempt: boolean, signal: AbortSignal): Promise<AttemptOutcome> {
     const runId = run.runId;
     const failure = error instanceof RunFailedError ? error : undefined;
     if (signal.aborted && failure === undefined) {
       this.logger.warn({ run_id: runId, ...requestIdOf(run), attempt: run.attempts }, 'run attempt interrupted: the worker is stopping');
+      // A cancel asked for meanwhile is taken by the next attempt (it finds cancelRequestedAt).
       await this.store.transition(runId, { to: 'queued', at: this.clock.now() });
       return { kind: 'interrupted' };
     }
@@ -167,19 +278,30 @@ export class RunLifecycle {
   }
 
   /**
-   * Moves the run to a final status when it is not final yet, and then notifies.
+   * Moves the run to a final status when it is not final yet, and then notifies (also
+   * for `cancelled`: the notifier is told of every final status, exactly once).
    * @param details - the safe `failureReason` of a failed run, the `output` of a succeeded one.
    * @returns true when this call made the run final.
    * @throws when the store is unreachable; never for a failing notifier (core `Notifier`:
    * its failures never change the run).
    */
-  async finish(runId: string, to: 'succeeded' | 'failed', details: { readonly failureReason?: string; readonly output?: JsonValue } = {}): Promise<boolean> {
+  async finish(runId: string, to: 'succeeded' | 'failed' | 'cancelled', details: { readonly failureReason?: string; readonly output?: JsonValue } = {}): Promise<boolean> {
     const outcome = await this.store.transition(runId, { to, at: this.clock.now(), ...details });
     if (!outcome.applied) return false;
     this.telemetry.runFinished(to);
     this.logger.info({ run_id: runId, ...requestIdOf(outcome.run), status: to, attempts: outcome.run.attempts }, 'run finished');
     await this.notify(outcome.run);
     return true;
+  }
+
+  /** Tells the notifier of `run.running` (webhook endpoints that subscribe to it); its failure only logs. */
+  private async tellRunning(run: Run, at: Date): Promise<void> {
+    if (this.notifier?.runChanged === undefined) return;
+    try {
+      await this.notifier.runChanged({ type: 'run.running', at, run });
+    } catch (error) {
+      this.logger.warn({ run_id: run.runId, ...requestIdOf(run), event_type: 'run.running', error_type: errorTypeOf(error) }, 'run notification failed');
+    }
   }
 
   private async notify(run: Run): Promise<void> {

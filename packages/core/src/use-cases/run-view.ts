@@ -19,6 +19,8 @@ export interface RunView {
   readonly progress?: { readonly percent?: number; readonly message?: string; readonly updated_at: string };
   /** What the processor returned with success (a JSON value). */
   readonly output?: JsonValue;
+  /** When a cancel was first asked for (docs/CONTRACT.md "Runs lifecycle"); RFC 3339, UTC. */
+  readonly cancel_requested_at?: string;
 }
 
 /** `{base_url}/api/v1/runs/{run_id}`. Source: docs/CONTRACT.md "Runs". */
@@ -48,5 +50,6 @@ export function viewOf(run: Run, baseUrl: string): RunView {
         }
       : {}),
     ...(run.output !== undefined ? { output: run.output } : {}),
+    ...(run.cancelRequestedAt !== undefined ? { cancel_requested_at: run.cancelRequestedAt.toISOString() } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { Notifier } from '../ports/notifier.js';
 import { validationFailed, type DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
@@ -43,6 +44,12 @@ export type StartRunErrorCode = 'validation_failed' | 'not_found' | 'rate_limite
 export interface StartRunSettings {
   /** Absolute base URL without a trailing slash, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: string;
+  /**
+   * Told of `run.queued` once the run is recorded (webhook endpoints that subscribe to it),
+   * without waiting: the 202 never waits for it, and its failure is its own (logged by the
+   * notifier). Default: nobody.
+   */
+  readonly notifier?: Notifier;
 }
 
 function requestOf(body: StartRunBody): RunRequest {
@@ -117,6 +124,8 @@ export class StartRun {
       ...(input.requestId !== undefined ? { requestId: input.requestId } : {}),
     };
     await this.queue.enqueue(run);
+    // Not awaited: the notifier logs its own failures (core Notifier contract), and the answer does not wait for webhooks.
+    this.settings.notifier?.runChanged?.({ type: 'run.queued', at: now, run }).catch(() => undefined);
     return ok({
       run_id: run.runId,
       workflow_run_id: run.workflowRunId,

@@ -1,11 +1,14 @@
 import {
   aConnection,
+  idempotencyStoreContract,
+  InMemoryIdempotencyStore,
   InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
   InMemoryRunStore,
   rateLimitStoreContract,
   recordWriterContract,
+  runEventLogContract,
   runLifecycleContract,
   runQueueContract,
   runStoreContract,
@@ -50,3 +53,6 @@ runQueueContract('InMemoryRunQueue + InMemoryRunStore', () => {
 runStoreContract('InMemoryRunStore', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }));
 
 runLifecycleContract('InMemoryRunStore', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }));
+
+idempotencyStoreContract('InMemoryIdempotencyStore', () => Promise.resolve({ store: new InMemoryIdempotencyStore(), close: () => Promise.resolve() }));
+runEventLogContract('InMemoryRunStore', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }));

@@ -35,6 +35,7 @@ function storeUnderTest(): RunStore {
     get: (runId) => store.get(runId),
     save: (run) => store.save(run),
     transition: async (runId) => ({ applied: false, run: await store.get(runId) }),
+    requestCancel: (runId, at) => store.requestCancel(runId, at),
     reportProgress: () => Promise.resolve(false),
     list: (accountId, filter, page) => store.list(accountId, filter, page),
   };
