@@ -1,5 +1,5 @@
-import type { CredentialKind, StoredCredential } from '@svc/core';
-import type { AccountRecord, CatalogAgent, ConnectionRecord, CredentialRecord, IssuedSecret } from './records.js';
+import type { CredentialKind, RunEventType, StoredCredential } from '@svc/core';
+import type { AccountRecord, CatalogAgent, ConnectionRecord, CredentialRecord, IssuedSecret, WebhookEndpointRecord } from './records.js';
 
 /** Input of {@link CatalogAdmin.createApiKey}. */
 export interface NewApiKey {
@@ -62,11 +62,38 @@ export interface NewConnection {
   readonly sqlserver?: NewSqlServerDetails;
 }
 
+/**
+ * Where a new webhook endpoint's signing secret comes from: an environment variable of the
+ * API server (and worker) holding it, or the secret itself (`whsec_` + base64 of 24..64
+ * bytes), stored encrypted with AES-256-GCM under the catalog key.
+ */
+export type NewWebhookSecret = { readonly env: string } | { readonly value: string };
+
+/** Input of {@link CatalogAdmin.addWebhookEndpoint}. */
+export interface NewWebhookEndpoint {
+  readonly accountId: string;
+  /** Id (unique across the catalog): no `/`, `?`, `#` or whitespace. Default `whep_` + 16 random base64url characters. */
+  readonly id?: string;
+  /** `http:` or `https:` URL, at most 2048 characters. */
+  readonly url: string;
+  /** Absent: a new secret (`whsec_` + base64 of 32 random bytes) is made, stored encrypted and returned once. */
+  readonly secret?: NewWebhookSecret;
+  /** Event types delivered (core's `RUN_EVENT_TYPES`). Default core's `FINAL_RUN_EVENT_TYPES`. */
+  readonly events?: readonly RunEventType[];
+}
+
+/** What {@link CatalogAdmin.addWebhookEndpoint} stored, and the secret it made (if it made one). */
+export interface AddedWebhookEndpoint {
+  readonly endpoint: WebhookEndpointRecord;
+  /** The signing secret made by the catalog: print it once, it is never listed. Absent when the input named one. */
+  readonly secret?: string;
+}
+
 /** What {@link CatalogAdmin.removeAccount} removed with the account. */
 export interface RemovedAccount {
   readonly accountId: string;
-  /** Credentials removed (revoked ones included), agents and connections. */
-  readonly removed: { readonly credentials: number; readonly agents: number; readonly connections: number };
+  /** Credentials removed (revoked ones included), agents, connections and webhook endpoints. */
+  readonly removed: { readonly credentials: number; readonly agents: number; readonly connections: number; readonly webhookEndpoints: number };
 }
 
 /** Input of {@link CatalogAdmin.replaceCredentialDigest}. */
@@ -217,4 +244,19 @@ export interface CatalogAdmin {
   listConnections(filter?: AccountFilter): Promise<ConnectionRecord[]>;
   /** Removes a connection. @returns the connection removed. @throws CatalogNotFoundError when there is none with that UUID. */
   removeConnection(id: string): Promise<ConnectionRecord>;
+
+  /**
+   * Adds a webhook endpoint to an account (docs/decisions.md "Webhooks"). Its secret is
+   * never stored in clear: an environment variable's name, or encrypted with the catalog
+   * key; with no secret given, one is made and returned once.
+   * @throws CatalogInvalidError for a bad id, URL, event type, environment variable name or
+   *   secret format; CatalogError (`key`) when the secret is to be encrypted and the catalog
+   *   key is missing or malformed; CatalogNotFoundError for an unknown account;
+   *   CatalogDuplicateError when the id is taken by any entry of the catalog (it names it).
+   */
+  addWebhookEndpoint(input: NewWebhookEndpoint): Promise<AddedWebhookEndpoint>;
+  /** Webhook endpoints (never their secrets), by account then age. @throws CatalogNotFoundError for an unknown account in `filter`. */
+  listWebhookEndpoints(filter?: AccountFilter): Promise<WebhookEndpointRecord[]>;
+  /** Removes a webhook endpoint: no more deliveries go to it. @returns the endpoint removed. @throws CatalogNotFoundError when there is none with that id. */
+  removeWebhookEndpoint(id: string): Promise<WebhookEndpointRecord>;
 }

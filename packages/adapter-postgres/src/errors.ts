@@ -13,8 +13,9 @@ export const CATALOG_DEPENDENCY = 'catalog';
  * - `invalid`: an argument the catalog refuses (unknown scope, past expiry, bad id, ...);
  * - `not_migrated` / `schema_too_new`: the schema is behind or ahead of this package;
  * - `key`: the encryption key of connection passwords is missing or malformed;
- * - `secret_unavailable`: a connection password cannot be resolved (its environment
- *   variable is unset, or its ciphertext does not open with the key).
+ * - `secret_unavailable`: a connection password or a webhook endpoint's signing secret
+ *   cannot be resolved (its environment variable is unset, or its ciphertext does not
+ *   open with the key).
  */
 export type CatalogErrorCode = 'not_found' | 'duplicate' | 'in_use' | 'invalid' | 'not_migrated' | 'schema_too_new' | 'key' | 'secret_unavailable';
 
@@ -34,7 +35,7 @@ export class CatalogError extends Error {
 }
 
 /** The kinds of entry a catalog holds. */
-export type CatalogEntity = 'account' | 'api_key' | 'access_token' | 'agent' | 'connection';
+export type CatalogEntity = 'account' | 'api_key' | 'access_token' | 'agent' | 'connection' | 'webhook_endpoint';
 
 /** Thrown when an id names no entry of the expected kind (`code` `not_found`). */
 export class CatalogNotFoundError extends CatalogError {
@@ -44,7 +45,7 @@ export class CatalogNotFoundError extends CatalogError {
     readonly entity: CatalogEntity,
     readonly id: string,
   ) {
-    super('not_found', `no ${entity.replace('_', ' ')} with id "${id}"`);
+    super('not_found', `no ${entity.replaceAll('_', ' ')} with id "${id}"`);
   }
 }
 
@@ -77,9 +78,17 @@ export class CatalogDuplicateError extends CatalogError {
     readonly existing: CatalogOwner | undefined,
   ) {
     const subject = what === 'id' ? `id "${value}"` : 'this secret (its SHA-256 digest)';
-    const holder = existing === undefined ? 'another entry' : `${existing.entity.replace('_', ' ')} "${existing.id}" of account "${existing.accountId}"`;
+    const holder = existing === undefined ? 'another entry' : `${existing.entity.replaceAll('_', ' ')} "${existing.id}" of account "${existing.accountId}"`;
     super('duplicate', `${subject} is already used by ${holder}`);
   }
+}
+
+/** How many live entries of each kind an account owns (for {@link CatalogInUseError}). */
+export interface OwnedEntries {
+  readonly credentials: number;
+  readonly agents: number;
+  readonly connections: number;
+  readonly webhookEndpoints: number;
 }
 
 /** Thrown when an account that owns things is removed without `cascade` (`code` `in_use`). */
@@ -88,12 +97,12 @@ export class CatalogInUseError extends CatalogError {
   /** @param accountId - the account. @param owned - how many live entries of each kind it owns. */
   constructor(
     readonly accountId: string,
-    readonly owned: { readonly credentials: number; readonly agents: number; readonly connections: number },
+    readonly owned: OwnedEntries,
   ) {
     super(
       'in_use',
-      `account "${accountId}" still owns ${owned.credentials} live credential(s), ${owned.agents} agent(s) and ${owned.connections} connection(s); ` +
-        'remove them first, or remove the account with cascade',
+      `account "${accountId}" still owns ${owned.credentials} live credential(s), ${owned.agents} agent(s), ${owned.connections} connection(s) ` +
+        `and ${owned.webhookEndpoints} webhook endpoint(s); remove them first, or remove the account with cascade`,
     );
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `@svc/adapter-postgres`: the catalog of the svc core on PostgreSQL (knex + pg) —
- * accounts, credentials (SHA-256 digests only), agents and connections, shared by every
+ * accounts, credentials (SHA-256 digests only), agents, connections and webhook endpoints, shared by every
  * instance of the API server and kept current in each by LISTEN/NOTIFY.
  */
 export { PostgresCatalog, CATALOG_DEFAULTS, type PostgresCatalogOptions, type CatalogStats } from './postgres-catalog.js';
@@ -16,6 +16,9 @@ export type {
   AccountFilter,
   AccountSummary,
   ReplacedDigest,
+  NewWebhookEndpoint,
+  NewWebhookSecret,
+  AddedWebhookEndpoint,
 } from './catalog-admin.js';
 export {
   migrateCatalog,
@@ -39,6 +42,7 @@ export {
   type CatalogErrorCode,
   type CatalogEntity,
   type CatalogOwner,
+  type OwnedEntries,
 } from './errors.js';
 export type {
   AccountRecord,
@@ -50,4 +54,5 @@ export type {
   PasswordSource,
   SqlServerDetailsView,
   SqlServerConnectionDetails,
+  WebhookEndpointRecord,
 } from './records.js';

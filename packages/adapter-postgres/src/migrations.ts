@@ -137,8 +137,58 @@ const catalogTables: CatalogMigration = {
   },
 };
 
+/**
+ * 0002: the webhook endpoints of the accounts (docs/CONTRACT.md "Runs lifecycle": endpoints
+ * live "in the catalog and in the config file under the account"; docs/decisions.md
+ * "Catalog on PostgreSQL", migration 0002). Their ids join `catalog_ids` (entity
+ * `webhook_endpoint`: unique across the catalog, like agent ids) and every change is
+ * NOTIFYed like the other tables'. The signing secret is never stored in clear: the name
+ * of an environment variable of the server, or AES-256-GCM under the catalog key
+ * (`SVC_CATALOG_KEY`), exactly one of the two.
+ */
+const webhookEndpoints: CatalogMigration = {
+  name: '0002_webhook_endpoints',
+  async up(db, schema) {
+    const s = quoted(schema);
+    await db.schema.withSchema(schema).createTable('webhook_endpoints', (t) => {
+      t.text('id').primary({ constraintName: 'webhook_endpoints_pkey' });
+      t.text('account_id').notNullable().references('id').inTable(`${schema}.accounts`).withKeyName('webhook_endpoints_account_fkey');
+      t.text('url').notNullable();
+      t.text('secret_env').nullable();
+      t.text('secret_encrypted').nullable();
+      t.specificType('events', 'text[]').notNullable();
+      t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
+      t.index(['account_id'], 'webhook_endpoints_account_idx');
+    });
+    // The five run event types (core's RUN_EVENT_TYPES) as written into this migration,
+    // which is never edited: a later type needs a migration of its own.
+    const types = `'run.queued', 'run.running', 'run.succeeded', 'run.failed', 'run.cancelled'`;
+    await db.raw(`
+      alter table ${s}.webhook_endpoints
+        add constraint webhook_endpoints_id_check check (length(id) between 1 and 128),
+        add constraint webhook_endpoints_url_check check ((url like 'http://%' or url like 'https://%') and length(url) <= 2048),
+        add constraint webhook_endpoints_events_check check (cardinality(events) > 0 and events <@ array[${types}]::text[]),
+        add constraint webhook_endpoints_secret_check check ((secret_env is null) <> (secret_encrypted is null));
+      create trigger claim_catalog_id after insert or delete or update of id, account_id on ${s}.webhook_endpoints
+        for each row execute function ${s}.claim_catalog_id('webhook_endpoint');
+      create trigger release_catalog_ids after truncate on ${s}.webhook_endpoints
+        for each statement execute function ${s}.release_catalog_ids('webhook_endpoint');
+      create trigger notify_catalog_change after insert or update or delete or truncate on ${s}.webhook_endpoints
+        for each statement execute function ${s}.notify_catalog_change();
+    `);
+  },
+  async down(db, schema) {
+    const s = quoted(schema);
+    // Dropping a table fires no row trigger: its ids are released here.
+    await db.raw(`
+      delete from ${s}.catalog_ids where entity = 'webhook_endpoint';
+      drop table if exists ${s}.webhook_endpoints;
+    `);
+  },
+};
+
 /** Every migration, in order. A new one is appended, never edited once released. */
-const MIGRATIONS: readonly CatalogMigration[] = [catalogTables];
+const MIGRATIONS: readonly CatalogMigration[] = [catalogTables, webhookEndpoints];
 
 /** Names of every migration this package knows, in order. */
 export const CATALOG_MIGRATIONS: readonly string[] = MIGRATIONS.map((m) => m.name);
@@ -146,9 +196,9 @@ export const CATALOG_MIGRATIONS: readonly string[] = MIGRATIONS.map((m) => m.nam
 /**
  * The migrations as a knex `migrationSource` for `schema`: code, not files, so they run
  * from dist/ and from a packed tarball alike (knex's directory loader would need the
- * .js files next to a config).
+ * .js files next to a config). Internal (not in index.ts); the tests step through it.
  */
-function catalogMigrationSource(schema: string): Knex.MigrationSource<CatalogMigration> {
+export function catalogMigrationSource(schema: string): Knex.MigrationSource<CatalogMigration> {
   checkSchemaName(schema);
   return {
     getMigrations: () => Promise.resolve([...MIGRATIONS]),

@@ -1,5 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, isUuid, sha256Hex, SUPPORTED_SCOPES, type CredentialKind, type StoredCredential } from '@svc/core';
+import {
+  ACCESS_TOKEN_PREFIX,
+  API_KEY_PREFIX,
+  FINAL_RUN_EVENT_TYPES,
+  isRunEventType,
+  isUuid,
+  isWebhookSecret,
+  RUN_EVENT_TYPES,
+  sha256Hex,
+  SUPPORTED_SCOPES,
+  WEBHOOK_SECRET_PREFIX,
+  type CredentialKind,
+  type RunEventType,
+  type StoredCredential,
+} from '@svc/core';
 import type { Knex } from 'knex';
 import {
   catalogUnavailable,
@@ -11,7 +25,20 @@ import {
   type CatalogEntity,
   type CatalogOwner,
 } from './errors.js';
-import type { AccountFilter, AccountSummary, CatalogAdmin, NewAccessToken, NewAgent, NewApiKey, NewConnection, NewSqlServerDetails, RemovedAccount, ReplacedDigest } from './catalog-admin.js';
+import type {
+  AccountFilter,
+  AccountSummary,
+  AddedWebhookEndpoint,
+  CatalogAdmin,
+  NewAccessToken,
+  NewAgent,
+  NewApiKey,
+  NewConnection,
+  NewSqlServerDetails,
+  NewWebhookEndpoint,
+  RemovedAccount,
+  ReplacedDigest,
+} from './catalog-admin.js';
 import type { CatalogContext } from './context.js';
 import {
   agentOf,
@@ -25,6 +52,9 @@ import {
   type CredentialRecord,
   type CredentialRow,
   type IssuedSecret,
+  type WebhookEndpointRecord,
+  type WebhookEndpointRow,
+  webhookEndpointRecordOf,
 } from './records.js';
 import { quoted } from './schema.js';
 import { newSecret } from './secrets.js';
@@ -199,12 +229,18 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
         const [row] = (await query.count({ n: '*' })) as { n: string | number }[];
         return Number(row?.n ?? 0);
       };
-      const owned = { credentials: await count('credentials', true), agents: await count('agents'), connections: await count('connections') };
-      if (options.cascade !== true && owned.credentials + owned.agents + owned.connections > 0) throw new CatalogInUseError(accountId, owned);
+      const owned = {
+        credentials: await count('credentials', true),
+        agents: await count('agents'),
+        connections: await count('connections'),
+        webhookEndpoints: await count('webhook_endpoints'),
+      };
+      if (options.cascade !== true && owned.credentials + owned.agents + owned.connections + owned.webhookEndpoints > 0) throw new CatalogInUseError(accountId, owned);
       const removed = {
         credentials: await this.table(trx, 'credentials').where({ account_id: accountId }).delete(),
         agents: await this.table(trx, 'agents').where({ account_id: accountId }).delete(),
         connections: await this.table(trx, 'connections').where({ account_id: accountId }).delete(),
+        webhookEndpoints: await this.table(trx, 'webhook_endpoints').where({ account_id: accountId }).delete(),
       };
       await this.table(trx, 'accounts').where({ id: accountId }).delete();
       return { accountId, removed };
@@ -460,4 +496,85 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
       return connectionRecordOf(row);
     });
   }
+
+  // ----- webhook endpoints -----
+
+  /** See {@link CatalogAdmin.addWebhookEndpoint}. */
+  async addWebhookEndpoint(input: NewWebhookEndpoint): Promise<AddedWebhookEndpoint> {
+    const id = checkId('id', input.id ?? generatedId('whep_'));
+    const url = checkWebhookUrl(input.url);
+    const events = checkEvents(input.events ?? FINAL_RUN_EVENT_TYPES);
+    let secretEnv: string | null = null;
+    let made: string | undefined;
+    let clear: string | undefined;
+    if (input.secret !== undefined && 'env' in input.secret) {
+      if (!ENV_NAME.test(input.secret.env)) throw new CatalogInvalidError('secret.env', 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)');
+      secretEnv = input.secret.env;
+    } else if (input.secret !== undefined) {
+      // Never quoted: a malformed secret is still a secret.
+      if (!isWebhookSecret(input.secret.value)) throw new CatalogInvalidError('secret.value', 'must be whsec_ followed by the base64 of 24 to 64 random bytes');
+      clear = input.secret.value;
+    } else {
+      // 32 bytes (256 bits): within Standard Webhooks' recommended 24..64.
+      made = `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+      clear = made;
+    }
+    const secretEncrypted = clear === undefined ? null : this.context.cipher.encryptWebhookSecret(clear, id);
+    const endpoint = await this.change(
+      async (trx) => {
+        await this.requireAccount(trx, input.accountId);
+        const [row] = (await this.table(trx, 'webhook_endpoints')
+          .insert({ id, account_id: input.accountId, url, secret_env: secretEnv, secret_encrypted: secretEncrypted, events })
+          .returning('*')) as WebhookEndpointRow[];
+        if (row === undefined) throw new Error('insert returned no row');
+        return webhookEndpointRecordOf(row);
+      },
+      { id },
+    );
+    return made === undefined ? { endpoint } : { endpoint, secret: made };
+  }
+
+  /** See {@link CatalogAdmin.listWebhookEndpoints}. */
+  listWebhookEndpoints(filter: AccountFilter = {}): Promise<WebhookEndpointRecord[]> {
+    return this.read(async (db) => {
+      const { query } = await this.filtered(db, 'webhook_endpoints', filter);
+      const rows = (await query.orderBy([{ column: 'account_id' }, { column: 'created_at' }, { column: 'id' }])) as WebhookEndpointRow[];
+      return rows.map(webhookEndpointRecordOf);
+    });
+  }
+
+  /** See {@link CatalogAdmin.removeWebhookEndpoint}. */
+  removeWebhookEndpoint(id: string): Promise<WebhookEndpointRecord> {
+    return this.change(async (trx) => {
+      const [row] = (await this.table(trx, 'webhook_endpoints').where({ id }).delete().returning('*')) as WebhookEndpointRow[];
+      if (row === undefined) throw new CatalogNotFoundError('webhook_endpoint', id);
+      return webhookEndpointRecordOf(row);
+    });
+  }
+}
+
+/**
+ * An `http:` or `https:` URL of at most 2048 characters, as the configuration file's
+ * `webhook_endpoints[].url` (WHATWG URL parser of node:url).
+ * @throws CatalogInvalidError (`url`) for anything else.
+ */
+function checkWebhookUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CatalogInvalidError('url', 'must be an absolute http: or https: URL');
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !/^https?:\/\//iu.test(url)) throw new CatalogInvalidError('url', 'must be an absolute http: or https: URL');
+  if (url.length > 2048) throw new CatalogInvalidError('url', 'must be at most 2048 characters');
+  return url;
+}
+
+/** One or more of core's `RUN_EVENT_TYPES`, each once. @throws CatalogInvalidError (`events`) otherwise. */
+function checkEvents(events: readonly string[]): RunEventType[] {
+  const unique = [...new Set(events)];
+  if (unique.length === 0) throw new CatalogInvalidError('events', `must name at least one of ${RUN_EVENT_TYPES.join(', ')}`);
+  const unknown = unique.filter((e) => !isRunEventType(e));
+  if (unknown.length > 0) throw new CatalogInvalidError('events', `unknown event type(s) ${unknown.join(', ')}; known: ${RUN_EVENT_TYPES.join(', ')}`);
+  return unique as RunEventType[];
 }

@@ -1,4 +1,17 @@
-import { isUuid, silentLogger, type AgentCatalog, type ConnectionCatalog, type CredentialStore, type Logger, type Page, type PageRequest, type StoredCredential } from '@svc/core';
+import {
+  isUuid,
+  isWebhookSecret,
+  silentLogger,
+  type AgentCatalog,
+  type ConnectionCatalog,
+  type CredentialStore,
+  type Logger,
+  type Page,
+  type PageRequest,
+  type StoredCredential,
+  type WebhookEndpoint,
+  type WebhookEndpointCatalog,
+} from '@svc/core';
 import type { Knex } from 'knex';
 import type { CatalogAdmin } from './catalog-admin.js';
 import type { CatalogContext } from './context.js';
@@ -20,6 +33,7 @@ import {
   type ConnectionRow,
   type CredentialRow,
   type SqlServerConnectionDetails,
+  type WebhookEndpointRow,
 } from './records.js';
 import { CATALOG_KEY_ENV, PasswordCipher, type EncryptionKeySource } from './secrets.js';
 import { checkSchemaName, DEFAULT_CATALOG_SCHEMA } from './schema.js';
@@ -63,7 +77,11 @@ export interface PostgresCatalogOptions {
   readonly encryptionKey?: EncryptionKeySource;
   /** The command an operator runs to migrate, named by {@link CatalogNotMigratedError}. Default `svc-server migrate`. */
   readonly migrateCommand?: string;
-  /** Where the LISTEN connection's losses and recoveries are logged (no host, user or password). Default: silent. */
+  /**
+   * Where the LISTEN connection's losses and recoveries are logged (no host, user or
+   * password), and webhook endpoints skipped because their secret cannot be resolved (ids
+   * and variable names only, never a secret). Default: silent.
+   */
   readonly logger?: Logger;
 }
 
@@ -120,7 +138,16 @@ export class PostgresCatalog {
     findById(connectionId: string): Promise<CatalogConnection | undefined>;
     listByAccount(accountId: string, page: PageRequest): Promise<Page<CatalogConnection>>;
   };
-  /** Adds, lists, revokes and removes accounts, credentials, agents and connections. */
+  /**
+   * The core's `WebhookEndpointCatalog` (docs/decisions.md "Webhooks"): an account's
+   * endpoints in byte order of id, and endpoints by id, each with its signing secret
+   * resolved (read from its environment variable, or decrypted with the catalog key) on
+   * every call and never kept. An endpoint whose secret cannot be resolved (variable unset,
+   * key missing, ciphertext that does not open) is skipped, with one warn log line naming
+   * its id and why — never the secret: it gets no deliveries until fixed.
+   */
+  readonly webhookEndpoints: WebhookEndpointCatalog;
+  /** Adds, lists, revokes and removes accounts, credentials, agents, connections and webhook endpoints. */
   readonly admin: CatalogAdmin;
 
   private closed = false;
@@ -129,6 +156,7 @@ export class PostgresCatalog {
     private readonly context: CatalogContext,
     private readonly cache: LookupCache,
     private readonly listener: ChangeListener | undefined,
+    private readonly logger: Logger,
   ) {
     const { db, schema } = context;
     this.credentials = {
@@ -184,7 +212,50 @@ export class PostgresCatalog {
         });
       },
     };
+    // Rows are cached (secrets encrypted or by variable name); the secret is resolved per call.
+    const endpointRows = (key: string, query: () => Promise<readonly WebhookEndpointRow[]>): Promise<WebhookEndpoint[]> =>
+      this.lookup(key, async () => Object.freeze((await query()).map((row) => Object.freeze({ ...row, events: Object.freeze([...row.events]) }))) as readonly WebhookEndpointRow[]).then((rows) =>
+        rows.flatMap((row) => {
+          const endpoint = this.endpointOf(row);
+          return endpoint === undefined ? [] : [endpoint];
+        }),
+      );
+    this.webhookEndpoints = {
+      listByAccount: (accountId: string): Promise<readonly WebhookEndpoint[]> =>
+        endpointRows(`webhook-endpoints:${accountId}`, () =>
+          db.withSchema(schema).from<WebhookEndpointRow>('webhook_endpoints').where({ account_id: accountId }).orderByRaw('id collate "C"'),
+        ),
+      findById: async (endpointId: string): Promise<WebhookEndpoint | undefined> => {
+        // No id holds a NUL (a text parameter cannot carry one).
+        if (endpointId.includes('\u0000')) return undefined;
+        const [found] = await endpointRows(`webhook-endpoint:${endpointId}`, async () =>
+          db.withSchema(schema).from<WebhookEndpointRow>('webhook_endpoints').where({ id: endpointId }),
+        );
+        return found;
+      },
+    };
     this.admin = new PostgresCatalogAdmin(context);
+  }
+
+  /** The core's endpoint of a row, its secret resolved; `undefined` (and a warn line) when it cannot be. */
+  private endpointOf(row: WebhookEndpointRow): WebhookEndpoint | undefined {
+    let secret: string;
+    try {
+      if (row.secret_env !== null) {
+        const value = process.env[row.secret_env];
+        if (value === undefined || value === '') throw new CatalogError('secret_unavailable', `environment variable ${row.secret_env} (the secret of webhook endpoint ${row.id}) is not set`);
+        if (!isWebhookSecret(value)) throw new CatalogError('secret_unavailable', `environment variable ${row.secret_env} (the secret of webhook endpoint ${row.id}) is not whsec_ followed by the base64 of 24 to 64 bytes`);
+        secret = value;
+      } else {
+        secret = this.context.cipher.decryptWebhookSecret(row.secret_encrypted ?? '', row.id);
+      }
+    } catch (error) {
+      // CatalogError messages hold ids and variable names only.
+      const reason = error instanceof CatalogError ? error.message : 'the secret could not be resolved';
+      this.logger.warn({ component: 'catalog', endpoint_id: row.id, account_id: row.account_id, reason }, 'webhook endpoint skipped: its signing secret is not available to this process');
+      return undefined;
+    }
+    return { endpointId: row.id, accountId: row.account_id, url: row.url, secret, events: row.events };
   }
 
   /**
@@ -246,7 +317,7 @@ export class PostgresCatalog {
       await destroyWithin(db, timeoutMs);
       throw failure.reason;
     }
-    return new PostgresCatalog(context, cache, listener);
+    return new PostgresCatalog(context, cache, listener, logger);
   }
 
   private lookup<T>(key: string, query: () => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import type { Agent, Connection, CredentialKind, StoredCredential } from '@svc/core';
+import type { Agent, Connection, CredentialKind, RunEventType, StoredCredential } from '@svc/core';
 
 /** An account of the catalog. */
 export interface AccountRecord {
@@ -171,5 +171,46 @@ export function connectionRecordOf(row: ConnectionRow): ConnectionRecord {
       encrypt: row.encrypt ?? true,
       trustServerCertificate: row.trust_server_certificate ?? false,
     }),
+  });
+}
+
+/**
+ * A webhook endpoint as an administrator sees it: never its signing secret, only where it
+ * comes from. Source: docs/decisions.md "Webhooks" (endpoints in the PostgreSQL catalog).
+ */
+export interface WebhookEndpointRecord {
+  /** Unique across the whole catalog (docs/CONTRACT.md "Isolation between accounts"). */
+  readonly endpointId: string;
+  readonly accountId: string;
+  /** `http:` or `https:` URL the deliveries are POSTed to. */
+  readonly url: string;
+  /** Event types delivered to it; never empty. */
+  readonly events: readonly RunEventType[];
+  /** `{ env }`: the server reads the secret from that variable; `{ encrypted: true }`: AES-256-GCM in the catalog. */
+  readonly secret: PasswordSource;
+  readonly createdAt: Date;
+}
+
+/** A `webhook_endpoints` row. */
+export interface WebhookEndpointRow {
+  id: string;
+  account_id: string;
+  url: string;
+  secret_env: string | null;
+  secret_encrypted: string | null;
+  events: RunEventType[];
+  created_at: Date;
+}
+
+/** A frozen {@link WebhookEndpointRecord} of a row: the secret's source, never the secret. */
+export function webhookEndpointRecordOf(row: WebhookEndpointRow): WebhookEndpointRecord {
+  const secret: PasswordSource = row.secret_env !== null ? { env: row.secret_env } : { encrypted: true };
+  return Object.freeze({
+    endpointId: row.id,
+    accountId: row.account_id,
+    url: row.url,
+    events: Object.freeze([...row.events]),
+    secret: Object.freeze(secret),
+    createdAt: row.created_at,
   });
 }

@@ -27,9 +27,9 @@ const TAG_BYTES = 16;
 export type EncryptionKeySource = { readonly key: Uint8Array | string } | { readonly env: string };
 
 /**
- * Encrypts and decrypts connection passwords with AES-256-GCM (node:crypto). The
- * connection id is the additional authenticated data, so that a ciphertext copied to
- * another connection's row does not open there.
+ * Encrypts and decrypts connection passwords and webhook signing secrets with AES-256-GCM
+ * (node:crypto). The connection's (or endpoint's) id is the additional authenticated data,
+ * so that a ciphertext copied to another row does not open there.
  */
 export class PasswordCipher {
   private key: Buffer | undefined;
@@ -60,11 +60,7 @@ export class PasswordCipher {
    * @throws CatalogError (`key`) when the key is missing or malformed.
    */
   encrypt(password: string, connectionId: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keyBytes(), iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(Buffer.from(connectionId.toLowerCase(), 'utf8'));
-    const body = Buffer.concat([cipher.update(password, 'utf8'), cipher.final()]);
-    return `${FORMAT}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    return this.seal(password, connectionId.toLowerCase());
   }
 
   /**
@@ -73,17 +69,50 @@ export class PasswordCipher {
    *   when the ciphertext does not open with it (another key, another connection, tampered).
    */
   decrypt(stored: string, connectionId: string): string {
+    return this.open(stored, connectionId.toLowerCase(), `the password of connection ${connectionId}`);
+  }
+
+  /**
+   * Encrypts a webhook endpoint's signing secret; the endpoint id (as it is, ids are
+   * case-sensitive) is the additional authenticated data. Source: docs/decisions.md
+   * "Webhooks" (endpoints in the PostgreSQL catalog).
+   * @returns `v1:` + base64(IV ‖ tag ‖ ciphertext).
+   * @throws CatalogError (`key`) when the key is missing or malformed.
+   */
+  encryptWebhookSecret(secret: string, endpointId: string): string {
+    return this.seal(secret, endpointId);
+  }
+
+  /**
+   * @param stored - what {@link encryptWebhookSecret} returned for `endpointId`.
+   * @throws CatalogError (`key`) when the key is missing or malformed; (`secret_unavailable`)
+   *   when the ciphertext does not open with it (another key, another endpoint, tampered).
+   */
+  decryptWebhookSecret(stored: string, endpointId: string): string {
+    return this.open(stored, endpointId, `the secret of webhook endpoint ${endpointId}`);
+  }
+
+  private seal(clear: string, aad: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.keyBytes(), iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(aad, 'utf8'));
+    const body = Buffer.concat([cipher.update(clear, 'utf8'), cipher.final()]);
+    return `${FORMAT}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+  }
+
+  /** @param what - names the secret in errors (ids only). */
+  private open(stored: string, aad: string, what: string): string {
     const key = this.keyBytes();
     const [format, payload] = stored.split(':', 2);
     const bytes = Buffer.from(payload ?? '', 'base64');
-    if (format !== FORMAT || bytes.length < IV_BYTES + TAG_BYTES) throw new CatalogError('secret_unavailable', `the password of connection ${connectionId} is not in a known encrypted format`);
+    if (format !== FORMAT || bytes.length < IV_BYTES + TAG_BYTES) throw new CatalogError('secret_unavailable', `${what} is not in a known encrypted format`);
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
-      decipher.setAAD(Buffer.from(connectionId.toLowerCase(), 'utf8'));
+      decipher.setAAD(Buffer.from(aad, 'utf8'));
       decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
-      throw new CatalogError('secret_unavailable', `the password of connection ${connectionId} does not decrypt with the catalog key (another key, or a changed row)`);
+      throw new CatalogError('secret_unavailable', `${what} does not decrypt with the catalog key (another key, or a changed row)`);
     }
   }
 }

@@ -45,7 +45,7 @@ describe('PostgresCatalog administration', function () {
       const ids = (await catalog.admin.listAccounts()).map((a) => a.accountId);
       expect(ids).to.include.members([account, other.accountId]);
       expect(ids.indexOf(account)).to.be.lessThan(ids.indexOf(other.accountId));
-      expect(await catalog.admin.removeAccount(other.accountId)).to.deep.equal({ accountId: other.accountId, removed: { credentials: 0, agents: 0, connections: 0 } });
+      expect(await catalog.admin.removeAccount(other.accountId)).to.deep.equal({ accountId: other.accountId, removed: { credentials: 0, agents: 0, connections: 0, webhookEndpoints: 0 } });
       expect((await catalog.admin.listAccounts()).map((a) => a.accountId)).to.not.include(other.accountId);
       const error = await rejection(catalog.admin.removeAccount(other.accountId));
       expect(error).to.be.instanceOf(CatalogNotFoundError).and.include({ code: 'not_found', entity: 'account', id: other.accountId });
@@ -85,14 +85,15 @@ describe('PostgresCatalog administration', function () {
       await catalog.admin.revokeApiKey(revoked.credential.credentialId);
       await catalog.admin.addAgent({ accountId: account, id: fresh('agent') });
       await catalog.admin.addConnection({ accountId: account, type: 'postgresql' });
+      await catalog.admin.addWebhookEndpoint({ accountId: account, id: fresh('whep'), url: 'https://hooks.example.com/svc', secret: { env: 'SVC_TEST_WEBHOOK_SECRET' } });
       const error = await rejection(catalog.admin.removeAccount(account));
-      expect(error).to.be.instanceOf(CatalogInUseError).and.deep.include({ code: 'in_use', owned: { credentials: 1, agents: 1, connections: 1 } });
+      expect(error).to.be.instanceOf(CatalogInUseError).and.deep.include({ code: 'in_use', owned: { credentials: 1, agents: 1, connections: 1, webhookEndpoints: 1 } });
       expect((error as Error).message).to.equal(
-        `account "${account}" still owns 1 live credential(s), 1 agent(s) and 1 connection(s); remove them first, or remove the account with cascade`,
+        `account "${account}" still owns 1 live credential(s), 1 agent(s), 1 connection(s) and 1 webhook endpoint(s); remove them first, or remove the account with cascade`,
       );
       expect(await catalog.credentials.findByDigest(key.credential.sha256), 'nothing removed').to.not.equal(undefined);
       const removed = await catalog.admin.removeAccount(account, { cascade: true });
-      expect(removed).to.deep.equal({ accountId: account, removed: { credentials: 2, agents: 1, connections: 1 } });
+      expect(removed).to.deep.equal({ accountId: account, removed: { credentials: 2, agents: 1, connections: 1, webhookEndpoints: 1 } });
       expect(await catalog.credentials.findByDigest(key.credential.sha256)).to.equal(undefined);
       expect(await catalog.agents.listByAccount(account, { limit: 20 })).to.deep.equal({ items: [] });
     });

@@ -46,7 +46,7 @@ describe('catalog migrations', function () {
     expect(await migrateCatalog({ connection: TEST_DATABASE_URL, schema: name })).to.deep.equal({ schema: name, applied: CATALOG_MIGRATIONS, current: CATALOG_MIGRATIONS });
     expect(await migrateCatalog({ connection: TEST_DATABASE_URL, schema: name })).to.deep.equal({ schema: name, applied: [], current: CATALOG_MIGRATIONS });
     const tables = await psql<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = $1 order by 1`, [name]);
-    expect(tables.rows.map((r) => r.table_name)).to.deep.equal(['accounts', 'agents', 'catalog_ids', 'connections', 'credentials', 'knex_migrations', 'knex_migrations_lock']);
+    expect(tables.rows.map((r) => r.table_name)).to.deep.equal(['accounts', 'agents', 'catalog_ids', 'connections', 'credentials', 'knex_migrations', 'knex_migrations_lock', 'webhook_endpoints']);
     const catalog = await PostgresCatalog.open({ connection: TEST_DATABASE_URL, schema: name });
     await catalog.close();
   });

@@ -1,5 +1,5 @@
 import type { Logger, RunProcessor, RunStore } from '@svc/core';
-import { errorTypeOf, RunLifecycle, silentLogger } from '@svc/core';
+import { errorTypeOf, RunLifecycle, silentLogger, WorkerStoppingError } from '@svc/core';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunJobData } from './bullmq-run-queue.js';
@@ -46,8 +46,12 @@ export const INTERRUPTED_REASON = 'Processing was interrupted too many times.';
 
 /**
  * Processes runs from the BullMQ queue with the core {@link RunProcessor}: statuses
- * queued → running → succeeded | failed (core {@link RunLifecycle}), the notifier once per
- * run.
+ * queued → running → succeeded | failed | cancelled (core {@link RunLifecycle}), the
+ * notifier once per run. Cancel works across processes through the run store: the API
+ * process records the request in Redis (core `RunStore.requestCancel`), and the lifecycle
+ * reads each run in progress every `cancelPollMs` and fires the processor's signal; a
+ * job whose run was cancelled while queued is taken and skipped (its move to `running`
+ * is refused), never processed.
  *
  * Retries are BullMQ's: a processor that throws fails the attempt, and BullMQ schedules
  * the next after the job's exponential backoff until its `attempts` are spent (the run
@@ -86,6 +90,8 @@ export class BullMqRunWorker {
       ...(options.notifier !== undefined ? { notifier: options.notifier } : {}),
       ...(options.clock !== undefined ? { clock: options.clock } : {}),
       ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
+      ...(options.cancelGraceMs !== undefined ? { cancelGraceMs: options.cancelGraceMs } : {}),
+      ...(options.cancelPollMs !== undefined ? { cancelPollMs: options.cancelPollMs } : {}),
     });
     this.worker = new Worker<RunJobData, string, string>(options.queueName ?? 'runs', (job) => this.processJob(job), {
       connection: options.client,
@@ -151,7 +157,7 @@ export class BullMqRunWorker {
       await within(new Promise<void>((resolve) => (this.whenIdle = resolve)), msUntil(graceEnd));
     }
     const abandonedRunIds = [...this.inProgress];
-    this.interrupting.abort();
+    this.interrupting.abort(new WorkerStoppingError());
     await within(this.worker.close(true), msUntil(stopEnd));
     // Recording a stalled-out run needs Redis; without it the run stays as it is.
     await within(Promise.all(this.afterFailures), msUntil(stopEnd));

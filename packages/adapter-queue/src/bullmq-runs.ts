@@ -15,7 +15,8 @@ export interface BullMqRunsSettings {
   readonly redis: string | RedisConnectionOptions;
   /**
    * Root of every key: BullMQ's prefix (keys `<prefix>:<queueName>:*`), run records
-   * at `<prefix>:run-record:<runId>` and the run list indexes at `<prefix>:run-index:*`.
+   * at `<prefix>:run-record:<runId>`, their event streams at `<prefix>:run-events:<runId>`
+   * and the run list indexes at `<prefix>:run-index:*`.
    * Default `svc`.
    */
   readonly prefix?: string;
@@ -29,6 +30,8 @@ export interface BullMqRunsSettings {
   readonly keepCompleted?: KeepFinishedJobs;
   /** Failed BullMQ jobs kept; default 5000 jobs, 7 days. */
   readonly keepFailed?: KeepFinishedJobs;
+  /** Ms between two reads of the watched runs' event streams (adapter-queue `RedisRunStoreOptions.eventPollMs`); default 100. */
+  readonly eventPollMs?: number;
   /** Seconds a finished run's record is kept; default `DEFAULT_FINISHED_RUN_TTL_SECONDS` (7 days), 0 forever. */
   readonly finishedRunTtlSeconds?: number;
   /**
@@ -74,7 +77,12 @@ export class BullMqRuns implements RunBackend {
     readonly queue: BullMqRunQueue,
     /** The run store (core `RunStore`), on Redis: readable from every process. */
     readonly store: RedisRunStore,
-  ) {}
+  ) {
+    this.events = store;
+  }
+
+  /** The runs' events (core `RunEventLog`): the store's streams, watched by one poller per process. */
+  readonly events: RedisRunStore;
 
   /**
    * Connects to Redis and opens the queue and the store.
@@ -190,10 +198,12 @@ export class BullMqRuns implements RunBackend {
   }
 }
 
-function storeSettings(settings: BullMqRunsSettings): { keyPrefix: string; indexKeyPrefix: string; finishedRunTtlSeconds?: number } {
+function storeSettings(settings: BullMqRunsSettings): { keyPrefix: string; indexKeyPrefix: string; eventsKeyPrefix: string; finishedRunTtlSeconds?: number; eventPollMs?: number } {
   return {
     keyPrefix: `${settings.prefix ?? 'svc'}:run-record:`,
     indexKeyPrefix: `${settings.prefix ?? 'svc'}:run-index:`,
+    eventsKeyPrefix: `${settings.prefix ?? 'svc'}:run-events:`,
+    ...(settings.eventPollMs !== undefined ? { eventPollMs: settings.eventPollMs } : {}),
     ...(settings.finishedRunTtlSeconds !== undefined ? { finishedRunTtlSeconds: settings.finishedRunTtlSeconds } : {}),
   };
 }

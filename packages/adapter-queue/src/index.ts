@@ -30,3 +30,4 @@ export { LogNotifier } from './log-notifier.js';
 export { redisDurabilityFindings, type RedisDurabilityFinding } from './redis-durability.js';
 export { within, msUntil, type WithinOutcome } from './within.js';
 export { QUIT_TIMEOUT_MS, RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';
+export { RedisIdempotencyStore, DEFAULT_IDEMPOTENCY_TIMEOUT_MS, type RedisIdempotencyStoreSettings } from './redis-idempotency-store.js';

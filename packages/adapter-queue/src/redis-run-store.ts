@@ -1,5 +1,5 @@
-import type { Logger, Page, PageRequest, Run, RunListFilter, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
-import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, FINAL_RUN_STATUSES, RUN_STATUSES, runListKey, silentLogger, tracerOf, withSpan } from '@svc/core';
+import type { CancelOutcome, Logger, Page, PageRequest, Run, RunEvent, RunEventListener, RunEventLog, RunListFilter, RunProgress, RunStatus, RunStatusChange, RunStore, TransitionOutcome } from '@svc/core';
+import { canTransition, DEFAULT_RUN_RETENTION_SECONDS, errorTypeOf, FINAL_RUN_STATUSES, RUN_STATUSES, runEventTypeOf, runListKey, silentLogger, tracerOf, withSpan } from '@svc/core';
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
@@ -14,8 +14,10 @@ const runIdOf = (member: string): string => member.slice(14);
 const PRUNE_SAMPLE = 3;
 
 /**
- * Creates the hash unless the key exists, and adds the run to its list indexes.
- * KEYS: the record, the account's index, the account and agent's index.
+ * Creates the hash unless the key exists, records its event (`run.queued`: the hash, in a
+ * new stream; a stream left by an expired record of the same id is dropped first), and
+ * adds the run to its list indexes.
+ * KEYS: the record, the account's index, the account and agent's index, the events stream.
  * ARGV: the index member (core `runListKey`), seconds to keep the indexes (0: keep),
  * the record key prefix, a random whole number (where the prune sample starts), then
  * the HSET field/value pairs.
@@ -36,6 +38,8 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if status then return status end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'corrupt' end
 redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('DEL', KEYS[4])
+redis.call('XADD', KEYS[4], '*', unpack(redis.call('HGETALL', KEYS[1])))
 for i = 2, 3 do
   redis.call('ZADD', KEYS[i], 0, ARGV[1])
   if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', KEYS[i], ARGV[2]) end
@@ -52,21 +56,25 @@ return false
 const CREATE_SCRIPT = new LuaScript(CREATE_SOURCE);
 
 /**
- * Deletes the record when it is untouched since its creation (`queued`, no attempt):
- * the withdrawal of a run whose creation got no answer in time. Returns 1 when deleted.
+ * Deletes the record and its events stream when it is untouched since its creation
+ * (`queued`, no attempt): the withdrawal of a run whose creation got no answer in time.
+ * KEYS: the record, the events stream. Returns 1 when deleted.
  */
 const WITHDRAW_SOURCE = `
 if redis.call('HGET', KEYS[1], 'status') == 'queued' and redis.call('HGET', KEYS[1], 'attempts') == '0' then
+  redis.call('DEL', KEYS[2])
   return redis.call('DEL', KEYS[1])
 end
 return 0
 `;
 
 /**
- * Compare-and-set of the status. ARGV: the statuses allowed to move (space separated),
+ * Compare-and-set of the status, and its event (XADD of the hash after the change to the
+ * run's stream, in the same script: atomic with it). KEYS: the record, the events
+ * stream. ARGV: the statuses allowed to move (space separated),
  * the new status, updatedAt, attempts increment, failure reason ('' clears it),
- * seconds to keep the record (0: keep), the output as JSON ('' keeps the field as it is).
- * Returns {applied (0|1), HGETALL after}.
+ * seconds to keep the record and the stream (0: keep), the output as JSON ('' keeps the
+ * field as it is). Returns {applied (0|1), HGETALL after}.
  */
 const TRANSITION_SCRIPT = new LuaScript(`
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -86,13 +94,48 @@ if allowed == 1 then
   if ARGV[7] ~= '' then
     redis.call('HSET', KEYS[1], 'output', ARGV[7])
   end
-  if tonumber(ARGV[6]) > 0 then
-    redis.call('EXPIRE', KEYS[1], ARGV[6])
-  else
-    redis.call('PERSIST', KEYS[1])
+  local after = redis.call('HGETALL', KEYS[1])
+  redis.call('XADD', KEYS[2], '*', unpack(after))
+  for i = 1, 2 do
+    if tonumber(ARGV[6]) > 0 then
+      redis.call('EXPIRE', KEYS[i], ARGV[6])
+    else
+      redis.call('PERSIST', KEYS[i])
+    end
   end
+  return {1, after}
 end
-return {allowed, redis.call('HGETALL', KEYS[1])}
+return {0, redis.call('HGETALL', KEYS[1])}
+`);
+
+/**
+ * A cancel request (core `cancelRequested`). KEYS: the record, the events stream. ARGV:
+ * the time (ISO 8601), seconds to keep a finished record and its stream (0: keep).
+ * A queued run becomes cancelled (updatedAt and cancelRequestedAt the time, failure
+ * reason cleared, its event recorded, both keys set to expire); a running one gets
+ * cancelRequestedAt unless it has one; a final one is left. Returns {kind, HGETALL
+ * after}: kind 'cancelled', 'requested', 'final' or 'missing' (then no hash).
+ */
+const CANCEL_SCRIPT = new LuaScript(`
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing', {}} end
+if status == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'cancelled', 'updatedAt', ARGV[1])
+  if redis.call('HEXISTS', KEYS[1], 'cancelRequestedAt') == 0 then redis.call('HSET', KEYS[1], 'cancelRequestedAt', ARGV[1]) end
+  redis.call('HDEL', KEYS[1], 'failureReason')
+  local after = redis.call('HGETALL', KEYS[1])
+  redis.call('XADD', KEYS[2], '*', unpack(after))
+  if tonumber(ARGV[2]) > 0 then
+    redis.call('EXPIRE', KEYS[1], ARGV[2])
+    redis.call('EXPIRE', KEYS[2], ARGV[2])
+  end
+  return {'cancelled', after}
+end
+if status == 'running' then
+  if redis.call('HEXISTS', KEYS[1], 'cancelRequestedAt') == 0 then redis.call('HSET', KEYS[1], 'cancelRequestedAt', ARGV[1]) end
+  return {'requested', redis.call('HGETALL', KEYS[1])}
+end
+return {'final', redis.call('HGETALL', KEYS[1])}
 `);
 
 /**
@@ -158,11 +201,32 @@ export interface RedisRunStoreOptions {
    */
   readonly maxListScan?: number;
   /**
+   * Prefix of the runs' event streams (core `RunEventLog`): `<eventsKeyPrefix><runId>`.
+   * Same rule as `indexKeyPrefix`. Default: `keyPrefix` with its final `:` replaced by
+   * `-events:` (`svc:run-record-events:`; `BullMqRuns` gives `<prefix>:run-events:`).
+   */
+  readonly eventsKeyPrefix?: string;
+  /**
+   * Ms between two reads of the watched runs' streams ({@link RedisRunStore.watch}): the
+   * most an events stream lags behind a status change made by another process.
+   * Default {@link DEFAULT_EVENT_POLL_MS}.
+   */
+  readonly eventPollMs?: number;
+  /**
    * Where `list` reports a run record it cannot read (an error line with the run id and
    * the error's type, never the record's content); default: nowhere.
    */
   readonly logger?: Logger;
 }
+
+/**
+ * Default of {@link RedisRunStoreOptions.eventPollMs}: 100 ms. One pipeline of `XLEN`
+ * (one per watched run, whatever the number of clients watching it) per tick while
+ * anything is watched, on the store's own client: no connection per client, and an
+ * event reaches a stream at most ~100 ms + one round trip after it was recorded.
+ * Source: docs/decisions.md "Cancel and run events".
+ */
+export const DEFAULT_EVENT_POLL_MS = 100;
 
 /** A record read by `list` whose key holds another Redis type (`WRONGTYPE`): unreadable, like a corrupt hash. */
 const WRONG_TYPE: unique symbol = Symbol('wrong type');
@@ -218,7 +282,7 @@ export const DEFAULT_FINISHED_RUN_TTL_SECONDS = DEFAULT_RUN_RETENTION_SECONDS;
  * `operationTimeoutMs`) silent Redis into the core's `DependencyUnavailableError`.
  * Source: docs/CONTRACT.md "Runs"; core `ports/run-store.ts`.
  */
-export class RedisRunStore implements RunStore {
+export class RedisRunStore implements RunStore, RunEventLog {
   private readonly client: Redis;
   private readonly keyPrefix: string;
   private readonly finishedTtl: number;
@@ -228,6 +292,13 @@ export class RedisRunStore implements RunStore {
   private readonly indexTtl: number;
   private readonly maxListScan: number;
   private readonly logger: Logger;
+  private readonly eventsPrefix: string;
+  private readonly eventPollMs: number;
+  /** Watched runs: their listeners and the stream length last seen (`undefined`: not read yet). */
+  private readonly watched = new Map<string, { readonly listeners: Set<RunEventListener>; length: number | undefined }>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  /** True while a poll's round trip is in flight (it schedules the next one itself). */
+  private polling = false;
 
   /**
    * @param options - client, key prefixes, retention of finished runs and the bounds of a call.
@@ -246,6 +317,13 @@ export class RedisRunStore implements RunStore {
       throw new RangeError('indexKeyPrefix must be given, and neither it nor keyPrefix may start with the other');
     }
     this.indexPrefix = indexPrefix;
+    const eventsPrefix = options.eventsKeyPrefix ?? (this.keyPrefix.endsWith(':') ? `${this.keyPrefix.slice(0, -1)}-events:` : undefined);
+    if (eventsPrefix === undefined || eventsPrefix.startsWith(this.keyPrefix) || this.keyPrefix.startsWith(eventsPrefix)) {
+      throw new RangeError('eventsKeyPrefix must be given, and neither it nor keyPrefix may start with the other');
+    }
+    this.eventsPrefix = eventsPrefix;
+    this.eventPollMs = options.eventPollMs ?? DEFAULT_EVENT_POLL_MS;
+    if (!(this.eventPollMs > 0)) throw new RangeError('eventPollMs must be > 0');
     this.indexTtl = this.finishedTtl > 0 ? this.finishedTtl + INDEX_TTL_MARGIN_SECONDS : 0;
     this.maxListScan = options.maxListScan ?? DEFAULT_MAX_LIST_SCAN;
     this.logger = options.logger ?? silentLogger;
@@ -255,6 +333,11 @@ export class RedisRunStore implements RunStore {
   /** The Redis key of a run's record. */
   keyOf(runId: string): string {
     return this.keyPrefix + runId;
+  }
+
+  /** The Redis key of a run's events stream. */
+  eventsKeyOf(runId: string): string {
+    return this.eventsPrefix + runId;
   }
 
   /** The Redis key of the run list index of `accountId`, or of its agent `agentId`. */
@@ -272,11 +355,14 @@ export class RedisRunStore implements RunStore {
     return runFromHash(runId, hash);
   }
 
-  /** Stores `run`, replacing any earlier version (upsert). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
+  /** Stores `run`, replacing any earlier version (upsert), and records its event. @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
   async save(run: Run): Promise<void> {
     const key = this.keyOf(run.runId);
-    const multi = this.client.multi().del(key).hset(key, ...hashArgs(run));
-    if (FINAL_RUN_STATUSES.has(run.status) && this.finishedTtl > 0) multi.expire(key, this.finishedTtl);
+    const events = this.eventsKeyOf(run.runId);
+    const fields = hashArgs(run);
+    const multi = this.client.multi().del(key).hset(key, ...fields).xadd(events, '*', ...fields);
+    if (FINAL_RUN_STATUSES.has(run.status) && this.finishedTtl > 0) multi.expire(key, this.finishedTtl).expire(events, this.finishedTtl);
+    else multi.persist(events);
     for (const index of [this.indexKeyOf(run.accountId), this.indexKeyOf(run.accountId, run.agentId)]) {
       multi.zadd(index, 0, runListKey(run));
       if (this.indexTtl > 0) multi.expire(index, this.indexTtl);
@@ -293,11 +379,11 @@ export class RedisRunStore implements RunStore {
    * command alone while the rest commits. Read the reply with {@link RedisRunStore.createdOrFound}.
    */
   addCreate(transaction: ChainableCommander, run: Run): void {
-    transaction.eval(CREATE_SOURCE, 3, ...this.createKeys(run), ...this.createArgs(run));
+    transaction.eval(CREATE_SOURCE, 4, ...this.createKeys(run), ...this.createArgs(run));
   }
 
   private createKeys(run: Run): string[] {
-    return [this.keyOf(run.runId), this.indexKeyOf(run.accountId), this.indexKeyOf(run.accountId, run.agentId)];
+    return [this.keyOf(run.runId), this.indexKeyOf(run.accountId), this.indexKeyOf(run.accountId, run.agentId), this.eventsKeyOf(run.runId)];
   }
 
   private createArgs(run: Run): (string | number)[] {
@@ -329,7 +415,7 @@ export class RedisRunStore implements RunStore {
   /** See core `RunStore.transition` (a compare-and-set in one Lua script). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
   async transition(runId: string, change: RunStatusChange): Promise<TransitionOutcome> {
     const ttl = FINAL_RUN_STATUSES.has(change.to) ? this.finishedTtl : 0;
-    const reply = await this.guard('transition', () => TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId)], [
+    const reply = await this.guard('transition', () => TRANSITION_SCRIPT.run(this.client, [this.keyOf(runId), this.eventsKeyOf(runId)], [
       ALLOWED_FROM[change.to],
       change.to,
       change.at.toISOString(),
@@ -341,6 +427,95 @@ export class RedisRunStore implements RunStore {
     if (!Array.isArray(reply) || !Array.isArray(reply[1])) throw new TypeError('unexpected reply from the run transition script');
     const run = runFromHash(runId, hashFromPairs(reply[1] as unknown[]));
     return reply[0] === 1 && run !== undefined ? { applied: true, run } : { applied: false, run };
+  }
+
+  /** See core `RunStore.requestCancel` (one Lua script, with the event of a cancelled queued run). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
+  async requestCancel(runId: string, at: Date): Promise<CancelOutcome> {
+    const reply = await this.guard('request_cancel', () => CANCEL_SCRIPT.run(this.client, [this.keyOf(runId), this.eventsKeyOf(runId)], [at.toISOString(), this.finishedTtl]));
+    if (!Array.isArray(reply) || typeof reply[0] !== 'string' || !Array.isArray(reply[1])) throw new TypeError('unexpected reply from the run cancel script');
+    const run = runFromHash(runId, hashFromPairs(reply[1] as unknown[]));
+    const kind = reply[0];
+    if (run === undefined || kind === 'missing') return { kind: 'missing' };
+    if (kind !== 'cancelled' && kind !== 'requested' && kind !== 'final') throw new TypeError('unexpected reply from the run cancel script');
+    return { kind, run };
+  }
+
+  /**
+   * See core `RunEventLog.events`: one `XRANGE` of the run's stream (a run has a handful
+   * of events: one per status change), sliced after `afterId` when it is one of them.
+   * @throws DependencyUnavailableError as {@link RedisRunStore.get}.
+   * @throws Error when an entry is not a valid run record.
+   */
+  async events(runId: string, afterId?: string): Promise<readonly RunEvent[]> {
+    const entries = await this.guard('events', () => this.client.xrange(this.eventsKeyOf(runId), '-', '+'));
+    const events: RunEvent[] = [];
+    for (const [id, pairs] of entries) {
+      const run = runFromHash(runId, hashFromPairs(pairs));
+      if (run !== undefined) events.push({ id, type: runEventTypeOf(run.status), at: run.updatedAt, run });
+    }
+    const at = afterId === undefined ? -1 : events.findIndex((e) => e.id === afterId);
+    return events.slice(at + 1);
+  }
+
+  /**
+   * See core `RunEventLog.watch`. One poller per store, not a connection per watcher:
+   * while anything is watched, every `eventPollMs` one pipeline of `XLEN` per watched run
+   * (bounded by `operationTimeoutMs`); a run whose stream grew pokes its listeners. When
+   * Redis fails or does not answer, every listener is told the error and dropped (an
+   * events stream then closes, and its client resumes with `Last-Event-ID`). The timer
+   * stops when the last listener unwatches.
+   */
+  watch(runId: string, listener: RunEventListener): () => void {
+    let entry = this.watched.get(runId);
+    if (entry === undefined) this.watched.set(runId, (entry = { listeners: new Set(), length: undefined }));
+    const watcher: RunEventListener = (error) => listener(error);
+    entry.listeners.add(watcher);
+    if (!this.polling && this.pollTimer === undefined) this.pollTimer = setTimeout(() => void this.poll(), this.eventPollMs);
+    return () => this.unwatch(runId, watcher);
+  }
+
+  /** How many listeners are watching runs now (for leak tests). */
+  get watcherCount(): number {
+    let n = 0;
+    for (const entry of this.watched.values()) n += entry.listeners.size;
+    return n;
+  }
+
+  private unwatch(runId: string, watcher: RunEventListener): void {
+    const entry = this.watched.get(runId);
+    if (entry === undefined) return;
+    entry.listeners.delete(watcher);
+    if (entry.listeners.size === 0) this.watched.delete(runId);
+    if (this.watched.size === 0 && this.pollTimer !== undefined) {
+      clearTimeout(this.pollTimer);
+      this.pollTimer = undefined;
+    }
+  }
+
+  private async poll(): Promise<void> {
+    this.pollTimer = undefined;
+    this.polling = true;
+    const runIds = [...this.watched.keys()];
+    try {
+      const lengths = await this.guard('watch_events', () => this.pipelined(runIds.map((runId) => ['xlen', this.eventsKeyOf(runId)])));
+      runIds.forEach((runId, i) => {
+        const entry = this.watched.get(runId);
+        const length = Number(lengths[i]);
+        if (entry === undefined || entry.length === length) return;
+        // The first read pokes too: an event may have come between a watcher's own read and it.
+        entry.length = length;
+        for (const listener of [...entry.listeners]) listener();
+      });
+    } catch (error) {
+      this.logger.warn({ component: 'run-store', error_type: errorTypeOf(error), watched_runs: runIds.length }, 'run events: watch lost, streams closed');
+      for (const runId of runIds) {
+        const entry = this.watched.get(runId);
+        this.watched.delete(runId);
+        for (const listener of entry?.listeners ?? []) listener(error);
+      }
+    }
+    this.polling = false;
+    if (this.watched.size > 0 && this.pollTimer === undefined) this.pollTimer = setTimeout(() => void this.poll(), this.eventPollMs);
   }
 
   /** See core `RunStore.reportProgress` (one Lua script: set only while `running`). @throws DependencyUnavailableError as {@link RedisRunStore.get}. */
@@ -469,7 +644,7 @@ export class RedisRunStore implements RunStore {
    * @returns true when a record was deleted.
    */
   async withdraw(runId: string): Promise<boolean> {
-    return (await this.client.eval(WITHDRAW_SOURCE, 1, this.keyOf(runId))) === 1;
+    return (await this.client.eval(WITHDRAW_SOURCE, 2, this.keyOf(runId), this.eventsKeyOf(runId))) === 1;
   }
 
   /** Whether Redis answers a PING within the bound. Never rejects. */

@@ -7,7 +7,9 @@ import { RUN_STATUSES } from '@svc/core';
  * without decoding JSON in Lua); what never changes (ids, account, agent, creation time,
  * the request, and the id of the request that started it) is one JSON field, `run`;
  * the last progress report (`progress`) and the output of a succeeded run (`output`)
- * are JSON fields of their own, written whole.
+ * are JSON fields of their own, written whole; `cancelRequestedAt` (ISO 8601) is set
+ * once by a cancel request (core `RunStore.requestCancel`). A run's event (core
+ * `RunEvent`) is the same fields, as one entry of its stream.
  * `v` is the layout version.
  */
 export type RunHash = Record<string, string>;
@@ -30,6 +32,7 @@ export function hashArgs(run: Run): string[] {
   if (run.failureReason !== undefined) args.push('failureReason', run.failureReason);
   if (run.progress !== undefined) args.push('progress', progressJson(run.progress));
   if (run.output !== undefined) args.push('output', JSON.stringify(run.output));
+  if (run.cancelRequestedAt !== undefined) args.push('cancelRequestedAt', run.cancelRequestedAt.toISOString());
   return args;
 }
 
@@ -76,6 +79,7 @@ export function runFromHash(runId: string, hash: RunHash): Run | undefined {
     ...(hash.failureReason !== undefined ? { failureReason: hash.failureReason } : {}),
     ...(hash.progress !== undefined ? { progress: parseOr(hash.progress, progressFrom, corrupt) } : {}),
     ...(hash.output !== undefined ? { output: parseOr(hash.output, (j) => JSON.parse(j) as JsonValue, corrupt) } : {}),
+    ...(hash.cancelRequestedAt !== undefined ? { cancelRequestedAt: new Date(hash.cancelRequestedAt) } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { aRun, runQueueContract } from '@svc/core/testing';
 import { BullMqRuns, DemoRunProcessor, INTERRUPTED_REASON, type BullMqRunsSettings } from '@svc/adapter-queue';
 import { eventually as waitFor } from '@svc/core/testing';
 import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
-import { expectRunToSucceedOnce, RecordingNotifier, startFixture, type Child } from './support/runs.js';
+import { expectCancelToWork, expectRunToSucceedOnce, RecordingNotifier, startFixture, type Child } from './support/runs.js';
 
 describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
   const runPrefix = uniquePrefix('q');
@@ -65,6 +65,14 @@ describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
     expect(await runs.store.get(run.runId)).to.deep.include({ status: 'succeeded', attempts: 1, request: run.request });
     const ttl = await client.ttl(runs.store.keyOf(run.runId));
     expect(ttl, 'a finished record expires after 7 days (core DEFAULT_RUN_RETENTION_SECONDS)').to.be.within(7 * 24 * 3600 - 5, 7 * 24 * 3600);
+  });
+
+  it('cancel: a queued run cancelled never reaches the processor (its job is skipped); a running one ends cancelled within 1 s; an ignored signal is abandoned after the grace', async function () {
+    const runs = await openRuns();
+    const { honouredMs, abandonedMs } = await expectCancelToWork(runs, (what) => `${what}-${n}`);
+    expect(honouredMs).to.be.below(1000);
+    expect(abandonedMs).to.be.within(300, 2000);
+    expect(await client.hget(runs.store.keyOf(`cancel-queued-${n}`), 'status')).to.equal('cancelled');
   });
 
   it('follows a run through RunStore.get: queued → running → succeeded, notified once', async function () {

@@ -3,7 +3,7 @@ import type { Run, RunProcessingResult, RunProcessor } from '@svc/core';
 import { aRun, runQueueContract } from '@svc/core/testing';
 import { DemoRunProcessor, InMemoryRuns, LogNotifier } from '@svc/adapter-queue';
 import { eventually as waitFor, RecordingLogger } from '@svc/core/testing';
-import { expectRunToSucceedOnce, GatedProcessor, RecordingNotifier } from './support/runs.js';
+import { expectCancelToWork, expectRunToSucceedOnce, GatedProcessor, RecordingNotifier } from './support/runs.js';
 
 runQueueContract('InMemoryRuns', () => {
   const runs = new InMemoryRuns();
@@ -17,6 +17,12 @@ describe('InMemoryRuns with an InProcessRunWorker', function () {
   });
   afterEach(async function () {
     await runs.close();
+  });
+
+  it('cancel: a queued run cancelled never reaches the processor; a running one ends cancelled within 1 s; an ignored signal is abandoned after the grace', async function () {
+    const { honouredMs, abandonedMs } = await expectCancelToWork(runs, (what) => `mem-${what}`);
+    expect(honouredMs).to.be.below(1000);
+    expect(abandonedMs).to.be.within(300, 2000);
   });
 
   it('moves a run queued → running → succeeded and notifies once', async function () {

@@ -82,6 +82,7 @@ describe('BullMqRuns when its own redis-server is killed, paused and restarted',
     // it on the same connection, then this PING: once it answers, both have run.
     await eventually(() => runs.ready(), 'the run queue client to answer again', 5_000, 50);
     expect(await runs.store.get('during-pause'), 'withdrawn: a 503 means not created').to.equal(undefined);
+    expect(await runs.store.events('during-pause'), 'its events stream withdrawn with it').to.deep.equal([]);
     expect(await listed(), 'nor listed (its index entry is dropped when read)').to.have.members(['before-kill', 'after-restart']);
     const notifier = new RecordingNotifier();
     await runs.startWorker(new DemoRunProcessor({ delayMs: 1 }), { notifier });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { runListKey, type Run, type RunListFilter } from '@svc/core';
-import { aRun, RecordingLogger, runLifecycleContract, runStoreContract, type RunStoreHarness } from '@svc/core/testing';
+import { aRun, RecordingLogger, runEventLogContract, runLifecycleContract, runStoreContract, type RunEventLogHarness } from '@svc/core/testing';
 import { DEFAULT_FINISHED_RUN_TTL_SECONDS, RedisRunStore, type RedisRunStoreOptions } from '@svc/adapter-queue';
 import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
 
@@ -23,21 +23,58 @@ describe('RedisRunStore (against the Redis at REDIS_URL)', function () {
   });
 
   /** A store on a key prefix of its own, whose keys are deleted when the test ends. */
-  function harness(): Promise<RunStoreHarness> {
+  function harness(): Promise<RunEventLogHarness> {
     n += 1;
     const keyPrefix = `${filePrefix}${n}:`;
     const indexKeyPrefix = `${filePrefix}${n}-index:`;
+    const eventsKeyPrefix = `${filePrefix}${n}-events:`;
+    const store = new RedisRunStore({ client, keyPrefix, indexKeyPrefix, eventsKeyPrefix, eventPollMs: 20 });
     return Promise.resolve({
-      store: new RedisRunStore({ client, keyPrefix, indexKeyPrefix }),
+      store,
       close: async () => {
+        expect(store.watcherCount).to.equal(0, 'nothing left watched');
         await deleteKeys(client, keyPrefix);
         await deleteKeys(client, indexKeyPrefix);
+        await deleteKeys(client, eventsKeyPrefix);
       },
     });
   }
 
   runStoreContract('RedisRunStore', harness);
   runLifecycleContract('RedisRunStore', harness);
+  runEventLogContract('RedisRunStore', harness);
+
+  it('keeps a run\'s events stream as long as its record: expires with it once final, never while not final', async function () {
+    n += 1;
+    const keyPrefix = `${filePrefix}${n}:`;
+    const store = new RedisRunStore({ client, keyPrefix, finishedRunTtlSeconds: 60 });
+    const run = aRun({ runId: `ttl-${n}` });
+    await store.save(run);
+    await store.transition(run.runId, { to: 'running', at: new Date(), countAttempt: true });
+    expect(await client.ttl(store.eventsKeyOf(run.runId))).to.equal(-1);
+    await store.transition(run.runId, { to: 'succeeded', at: new Date() });
+    const ttl = await client.ttl(store.eventsKeyOf(run.runId));
+    expect(ttl).to.be.within(1, 60);
+    expect(await client.ttl(store.keyOf(run.runId))).to.be.within(ttl - 1, 60);
+    await client.del(store.eventsKeyOf(run.runId), store.keyOf(run.runId), store.indexKeyOf(run.accountId), store.indexKeyOf(run.accountId, run.agentId));
+  });
+
+  it('watch: a lost Redis tells every listener the error once, and stops polling', async function () {
+    n += 1;
+    const { Redis: RedisClient } = await import('ioredis');
+    const doomed = new RedisClient(client.options.port ?? 6379, client.options.host ?? '127.0.0.1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    await doomed.connect();
+    const store = new RedisRunStore({ client: doomed, keyPrefix: `${filePrefix}${n}:`, eventPollMs: 10, operationTimeoutMs: 200 });
+    const errors: unknown[] = [];
+    const unwatch = store.watch('lost-run', (error) => {
+      if (error !== undefined) errors.push(error);
+    });
+    doomed.disconnect();
+    for (let i = 0; i < 200 && errors.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(errors).to.have.length(1);
+    expect(store.watcherCount).to.equal(0);
+    unwatch();
+  });
 
   describe('the run list index', function () {
     let keyPrefix: string;

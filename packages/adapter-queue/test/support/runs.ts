@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Notifier, Run, RunProcessingResult, RunProcessor, RunStatus, RunStore } from '@svc/core';
-import { eventually } from '@svc/core/testing';
+import type { Notifier, Run, RunProcessingContext, RunProcessingResult, RunProcessor, RunStatus, RunStore } from '@svc/core';
+import { RunCancelledError } from '@svc/core';
+import { aRun, eventually } from '@svc/core/testing';
 import { expect } from 'chai';
 import type { RunBackend } from '@svc/adapter-queue';
 
@@ -120,4 +121,69 @@ export async function expectRunToSucceedOnce(runs: RunBackend, run: Run): Promis
   expect(notifier.count(run.runId)).to.equal(1);
   expect(notifier.finished[0]?.status).to.equal('succeeded');
   return stored;
+}
+
+/**
+ * A processor that records its calls and waits for its signal, then rejects with the
+ * signal's reason; a run with message `quick` succeeds at once, one with `ignore` waits
+ * for ever (it ignores its signal).
+ */
+export class WaitingProcessor implements RunProcessor {
+  readonly calls: string[] = [];
+  readonly reasons: unknown[] = [];
+  process(run: Run, context: RunProcessingContext): Promise<RunProcessingResult> {
+    this.calls.push(run.runId);
+    const message = run.request.kind === 'message' ? run.request.message : undefined;
+    if (message === 'quick') return Promise.resolve({ ok: true });
+    return new Promise((_, reject) => {
+      if (message === 'ignore') return;
+      context.signal.addEventListener('abort', () => {
+        this.reasons.push(context.signal.reason);
+        reject(context.signal.reason as Error);
+      }, { once: true });
+    });
+  }
+}
+
+/**
+ * The cancel behaviour both run backends share (docs/CONTRACT.md "Runs lifecycle"): a
+ * run cancelled while queued never reaches the processor (a run queued after it does);
+ * a running run's processor gets its signal with a `RunCancelledError` and the run ends
+ * `cancelled` within 1 s, notified once; a processor that ignores the signal is abandoned
+ * after `cancelGraceMs` and the run still ends `cancelled`.
+ * @returns the ms from each running cancel request to the run's `cancelled` status.
+ */
+export async function expectCancelToWork(runs: RunBackend, ids: (what: string) => string): Promise<{ honouredMs: number; abandonedMs: number }> {
+  const processor = new WaitingProcessor();
+  const notifier = new RecordingNotifier();
+  const skipped = aRun({ runId: ids('cancel-queued') });
+  const after = aRun({ runId: ids('after'), request: { kind: 'message', message: 'quick' } });
+  await runs.queue.enqueue(skipped);
+  expect((await runs.store.requestCancel(skipped.runId, new Date())).kind).to.equal('cancelled');
+  await runs.queue.enqueue(after);
+  await runs.startWorker(processor, { notifier, cancelPollMs: 50, cancelGraceMs: 300 });
+  await eventually(async () => (await runs.store.get(after.runId))?.status === 'succeeded', 'the run queued after the cancelled one succeeded');
+  expect(processor.calls).to.not.include(skipped.runId);
+  expect((await runs.store.get(skipped.runId))?.status).to.equal('cancelled');
+
+  const running = aRun({ runId: ids('cancel-running') });
+  await runs.queue.enqueue(running);
+  await eventually(() => processor.calls.includes(running.runId), 'the run reached the processor');
+  const asked = Date.now();
+  expect((await runs.store.requestCancel(running.runId, new Date())).kind).to.equal('requested');
+  await eventually(async () => (await runs.store.get(running.runId))?.status === 'cancelled', 'the running run was cancelled', 1000, 2);
+  const honouredMs = Date.now() - asked;
+  expect(processor.reasons.at(-1)).to.be.instanceOf(RunCancelledError);
+  await eventually(() => notifier.count(running.runId) === 1, 'notified once');
+  return { honouredMs, abandonedMs: await expectAbandoned(runs, ids) };
+}
+
+async function expectAbandoned(runs: RunBackend, ids: (what: string) => string): Promise<number> {
+  const run = aRun({ runId: ids('cancel-ignored'), request: { kind: 'message', message: 'ignore' } });
+  await runs.queue.enqueue(run);
+  await eventually(async () => (await runs.store.get(run.runId))?.status === 'running', 'the run is running');
+  const asked = Date.now();
+  await runs.store.requestCancel(run.runId, new Date());
+  await eventually(async () => (await runs.store.get(run.runId))?.status === 'cancelled', 'the ignored cancel still ended cancelled', 3000);
+  return Date.now() - asked;
 }
