@@ -30,6 +30,8 @@ Every operation hangs off ${index.base_url}/api/${index.version}. Send an API ke
 - POST ${r['egress_connection_records'] ?? ''}: the same row writes from the stable egress IP address (or send X-Svc-Egress: true)
 - POST ${r['agent_runs'] ?? ''}: start a run with {"files": [...]} (1-50 files, optional message, process_together, notification_email, background_files up to 10) or {"message": "..."} → 202, Location = status_url
 - GET ${r['runs'] ?? ''}: a run's status (queued, running, succeeded, failed, cancelled)
+- POST ${r['runs'] ?? ''}/cancel: cancel a run → 200 {"data": run}: queued → cancelled at once; running → stays running with cancel_requested_at until it ends cancelled; a final run → 409 run_final (scope runs:write)
+- GET ${r['runs'] ?? ''}/events: the run's events as text/event-stream (run.queued, run.running, run.succeeded, run.failed, run.cancelled; data = the run), history first, resumable with Last-Event-ID, closed after the final event (scope runs:read)
 - GET ${r['agents'] ?? ''}?limit=1..100&cursor=...: your agents → 200 {"data": [...], "next_cursor"}, next page also in Link: rel="next"; GET ${r['agent'] ?? ''}: one agent (name, description, run_url, mcp_url) (API keys only)
 - GET ${r['connections'] ?? ''}?limit=&cursor=: your connections as a bare JSON array, next page only in Link: rel="next"; GET ${r['connection'] ?? ''}: one connection (type, writable, egress_source_address, records_url) (API keys only)
 - GET ${r['run_list'] ?? ''}?agent_id=&status=&limit=&cursor=: your runs, newest first → 200 {"data": [...], "next_cursor": "..." | null}; limit 1-100 (default 20); the next page is also in Link: <...>; rel="next"

@@ -2,11 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DEFAULT_BODY_LIMIT_BYTES,
   type Authenticate,
+  type ClaimIdempotencyKey,
   type DescribeApi,
   type GetAgent,
   type GetConnection,
   type FindAgent,
   type GetRun,
+  type CancelRun,
+  type StreamRunEvents,
   type ListAgents,
   type ListConnections,
   type InsertRecord,
@@ -34,6 +37,8 @@ export interface HttpUseCases {
   readonly updateRecord: Pick<UpdateRecord, 'execute'>;
   readonly startRun: Pick<StartRun, 'execute'>;
   readonly getRun: Pick<GetRun, 'execute'>;
+  readonly cancelRun: Pick<CancelRun, 'execute'>;
+  readonly streamRunEvents: Pick<StreamRunEvents, 'execute'>;
   readonly listAgents: Pick<ListAgents, 'execute'>;
   readonly getAgent: Pick<GetAgent, 'execute'>;
   readonly listConnections: Pick<ListConnections, 'execute'>;
@@ -41,6 +46,8 @@ export interface HttpUseCases {
   readonly listRuns: Pick<ListRuns, 'execute'>;
   /** The agent of an MCP endpoint, checked before the exchange is handed over (404 otherwise). */
   readonly findAgent: Pick<FindAgent, 'execute'>;
+  /** The `Idempotency-Key` step of the run start and the row writes (replay, refuse or claim). */
+  readonly claimIdempotencyKey: Pick<ClaimIdempotencyKey, 'execute'>;
   /**
    * Makes each authenticated request's rate-limit charge (core `RateLimitPolicy`); its
    * `settings` are the limits the OpenAPI document and llms.txt state, so the document
@@ -129,6 +136,19 @@ export interface HttpAppSettings {
   readonly readiness?: Readonly<Record<string, ReadinessCheck>>;
   /** True while the server drains for shutdown: `/readyz` answers 503. */
   readonly isDraining?: () => boolean;
+  /**
+   * Ms between two comment lines (`: keep-alive`) of an open run events stream
+   * (`GET /api/v1/runs/{run_id}/events`), so that proxies keep it open; default 15000.
+   * Source: docs/CONTRACT.md "Runs lifecycle".
+   */
+  readonly runEventsKeepAliveMs?: number;
+  /**
+   * Aborted when the server stops: every open run events stream ends at once, cleanly
+   * (its client resumes with `Last-Event-ID`, on another instance), so that the drain
+   * does not wait for streams that never end. Source: docs/decisions.md "Cancel and run
+   * events", "Stopping".
+   */
+  readonly closingStreams?: AbortSignal;
 
   // Observability and deployment (docs/decisions.md "Observability").
   /** Gets every request's operation, status and duration (core `Telemetry.requestFinished`); default: nobody. */

@@ -82,6 +82,8 @@ describe('adapter-http: deprecation', function () {
       updateRecord: false,
       startRun: false,
       getRun: true,
+      cancelRun: false,
+      streamRunEvents: false,
       listRuns: false,
       callMcp: false,
       mcpProtectedResourceMetadata: false,

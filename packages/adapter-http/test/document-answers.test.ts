@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildOpenApiDocument, createHttpApp, handleClientErrors } from '@svc/adapter-http';
 import { DEFAULT_RATE_LIMITS, DependencyUnavailableError, domainError, err, type RecordWriter, type WriteError } from '@svc/core';
-import { aFileReference, RecordingLogger } from '@svc/core/testing';
+import { aFileReference, eventually, RecordingLogger } from '@svc/core/testing';
 import { expect } from 'chai';
 import { rawExchange } from '../../../tools/test-support/raw-http.js';
 import {
@@ -271,6 +271,35 @@ describe('adapter-http: the examples of the OpenAPI document', function () {
         const apps = await start({ override: (w) => ({ insertRecord: w.coreWith({ recordWriter: writer }).insertRecord }) });
         expect((await call(apps.url, 'POST', recordsPath(), { headers: key, json: anInsert() })).status).to.equal(status);
       }
+    });
+
+    it('Idempotency-Key: 400 of an invalid key, 409 while the first request is in flight, 422 with another body', async function () {
+      let entered = false;
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const apps = await start({
+        override: (w) => {
+          const startRun = w.coreWith({}).startRun;
+          return {
+            startRun: {
+              execute: async (input) => {
+                entered = true;
+                await held;
+                return startRun.execute(input);
+              },
+            },
+          };
+        },
+      });
+      const headers = { ...key, 'idempotency-key': 'document-answers-in-flight' };
+      const first = call(apps.url, 'POST', runPath(), { headers, json: { message: 'x' } });
+      await eventually(() => entered, 'the first request to hold its key');
+      const inUse = await call(apps.url, 'POST', runPath(), { headers, json: { message: 'x' } });
+      const reused = await call(apps.url, 'POST', runPath(), { headers, json: { message: 'y' } });
+      release();
+      expect([(await first).status, inUse.status, reused.status]).to.deep.equal([202, 409, 422]);
+      const invalid = await call(apps.url, 'POST', recordsPath(), { headers: { ...key, 'idempotency-key': '' }, json: anInsert() });
+      expect(invalid.status).to.equal(400);
     });
 
     it("the HTTP parser's refusals (before any operation): 400, 408, 417, 431", async function () {

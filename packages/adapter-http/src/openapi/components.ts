@@ -169,6 +169,11 @@ export function headerComponents(withDeprecation: boolean): JsonObject {
     'x-ratelimit-reset': header('Unix timestamp in seconds at which the window resets.', 'string'),
     'X-Request-Id': header('Request id: a valid incoming one is echoed, else one is made.', 'string'),
     Location: header('The run status URL.', 'string'),
+    'Idempotent-Replayed': {
+      description: '`true` on an answer replayed for a repeated `Idempotency-Key` (the first answer: status, `Location`, body byte for byte); absent otherwise.',
+      required: false,
+      schema: { type: 'string', enum: ['true'] },
+    },
     'Accept-Encoding': header('On a 415 for a content coding: the codings a request body may use (RFC 9110 §15.5.16).', 'string'),
     // Only listed by deprecated operations: without one they would be unused components.
     ...(withDeprecation
@@ -180,6 +185,9 @@ export function headerComponents(withDeprecation: boolean): JsonObject {
       : {}),
   };
 }
+
+const IN_USE =
+  '`idempotency_key_in_use`: the first request with this `Idempotency-Key` is still being processed; nothing was done. Retry after `Retry-After` seconds to get its answer.';
 
 const ONLY_REQUEST_ID: JsonObject = { 'X-Request-Id': headerRef('X-Request-Id') };
 const PARSER_400_NOTE =
@@ -202,15 +210,15 @@ export function responseComponents(limits: EnforcedLimits): JsonObject {
       { examples: ['validation_failed_query', 'invalid_cursor', ...PARSER_400_CODES] },
     ),
     BadRequestRunStart: problemResponse(
-      `\`validation_failed\` (with \`errors\`: every failed rule, JSON Pointer paths); \`invalid_json\` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated).${PARSER_400_NOTE}`,
+      `\`validation_failed\` (with \`errors\`: every failed rule, JSON Pointer paths; an invalid \`Idempotency-Key\` is named \`/Idempotency-Key\`); \`invalid_json\` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated).${PARSER_400_NOTE}`,
       ['validation_failed', 'invalid_json', ...PARSER_400_CODES],
-      { examples: ['validation_failed_run', 'invalid_json', ...PARSER_400_CODES] },
+      { examples: ['validation_failed_run', 'validation_failed_idempotency_key', 'invalid_json', ...PARSER_400_CODES] },
     ),
     BadRequestRowWrite: problemResponse(
-      `Invalid request: \`validation_failed\` (with \`errors\`: also more columns than parameters allow, or two column names equal case-insensitively); \`invalid_json\` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); \`invalid_header\` (\`X-Svc-Egress\` neither \`true\` nor \`false\`); \`invalid_value\` with \`errors\` naming each number in \`values\` or \`key_value\` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a refusal of the database or connection (\`writes_not_supported\`, \`unknown_entity\`, \`unknown_column\`, \`constraint_violation\`, \`invalid_value\`).${PARSER_400_NOTE}`,
+      `Invalid request: \`validation_failed\` (with \`errors\`: also an invalid \`Idempotency-Key\`, named \`/Idempotency-Key\`; more columns than parameters allow, or two column names equal case-insensitively); \`invalid_json\` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); \`invalid_header\` (\`X-Svc-Egress\` neither \`true\` nor \`false\`); \`invalid_value\` with \`errors\` naming each number in \`values\` or \`key_value\` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a refusal of the database or connection (\`writes_not_supported\`, \`unknown_entity\`, \`unknown_column\`, \`constraint_violation\`, \`invalid_value\`).${PARSER_400_NOTE}`,
       ['validation_failed', 'invalid_json', 'invalid_header', 'invalid_value', 'writes_not_supported', 'unknown_entity', 'unknown_column', 'constraint_violation', 'bad_request'],
       {
-        examples: ['validation_failed', 'invalid_json', 'invalid_header_egress', 'invalid_value', 'writes_not_supported', 'unknown_entity', 'unknown_column', 'constraint_violation', ...PARSER_400_CODES],
+        examples: ['validation_failed', 'validation_failed_idempotency_key', 'invalid_json', 'invalid_header_egress', 'invalid_value', 'writes_not_supported', 'unknown_entity', 'unknown_column', 'constraint_violation', ...PARSER_400_CODES],
       },
     ),
     BadRequestMcp: problemResponse(
@@ -224,7 +232,17 @@ export function responseComponents(limits: EnforcedLimits): JsonObject {
       headers: { ...ONLY_REQUEST_ID, 'WWW-Authenticate': header('`Bearer realm="svc", error="insufficient_scope", scope="..."`.', 'string') },
     }),
     NotFound: problemResponse("`not_found`: unknown, or not visible to the caller's account (never tells which).", ['not_found']),
-    Conflict: problemResponse('`ambiguous_key`: the key selects more than one row; nothing was changed.', ['ambiguous_key']),
+    Conflict: problemResponse(
+      `\`ambiguous_key\`: the key selects more than one row; nothing was changed. ${IN_USE}`,
+      ['ambiguous_key', 'idempotency_key_in_use'],
+      { headers: { ...chargedHeaders(), 'Retry-After': { description: 'Seconds to wait before retrying; with `idempotency_key_in_use` only.', required: false, schema: { type: 'integer' } } } },
+    ),
+    ConflictIdempotencyKey: problemResponse(IN_USE, ['idempotency_key_in_use'], { headers: { ...chargedHeaders(), 'Retry-After': headerRef('Retry-After') } }),
+    IdempotencyKeyReused: problemResponse(
+      '`idempotency_key_reused`: this `Idempotency-Key` was used with another request of this account within 24 h (another method, path or body; member order and whitespace do not count). Nothing was done; send a new key for a new request.',
+      ['idempotency_key_reused'],
+    ),
+    ConflictRunFinal: problemResponse('`run_final`: the run is already `succeeded`, `failed` or `cancelled`; nothing was changed.', ['run_final']),
     PayloadTooLarge: problemResponse(
       `\`payload_too_large\`: the body is over ${body} (${limits.bodyLimitBytes} bytes), counted after decoding its \`Content-Encoding\` (a compressed body that inflates past ${body} is refused without being inflated further); or chunk extensions too large (the HTTP parser, on any path, with \`Connection: close\`).`,
       ['payload_too_large'],
@@ -318,12 +336,30 @@ export function egressHeaderParameter(description: string, refusal = '400 `inval
   };
 }
 
+/**
+ * The `Idempotency-Key` request header of the run start and the row writes (IETF httpapi
+ * draft "The Idempotency-Key HTTP Header Field"). Source: docs/CONTRACT.md "Runs lifecycle".
+ */
+export const idempotencyKeyParameter: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: 1..255 printable ASCII characters of your choice (a UUID is a good one), scoped to your account. The same key with the same request (method, path and JSON body; member order and whitespace do not count) within 24 h answers the first answer again (status, `Location`, body byte for byte) with `Idempotent-Replayed: true`, without doing the work again; replays count against the credential\'s rate limit only. With another request: 422 `idempotency_key_reused`; while the first is still in flight: 409 `idempotency_key_in_use` with `Retry-After`. Kept: 2xx and 4xx answers of the operation; not kept (the key stays free): 401, 403, 429 and every 5xx. An empty or invalid key (or the header sent twice): 400 `validation_failed` naming `/Idempotency-Key`.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', examples: ['3f0c9a4e-7b7d-4c55-9d8e-2f61a2b0c1d4'] },
+};
+
+/** The headers of a success that may be replayed: those of every authenticated success and `Idempotent-Replayed`. */
+export const replayableHeaders: JsonObject = { ...authenticatedHeaders, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') };
+
 /** The error responses of a row write, with `extra` (e.g. 409). */
 export function rowWriteErrors(extra: JsonObject = {}): JsonObject {
   return errorResponses({
     '400': responseRef('BadRequestRowWrite'),
     '401': responseRef('Unauthorized'),
     '404': responseRef('NotFound'),
+    '409': responseRef('ConflictIdempotencyKey'),
+    '422': responseRef('IdempotencyKeyReused'),
     ...extra,
     '413': responseRef('PayloadTooLarge'),
     '415': responseRef('UnsupportedMediaType'),

@@ -15,7 +15,7 @@ const REQUEST_ID = '7c5a7be2-9988-4cb3-a297-d6f03d3e1285';
 
 const TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict',
-  413: 'Content Too Large', 415: 'Unsupported Media Type', 417: 'Expectation Failed', 429: 'Too Many Requests',
+  413: 'Content Too Large', 415: 'Unsupported Media Type', 417: 'Expectation Failed', 422: 'Unprocessable Content', 429: 'Too Many Requests',
   431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
@@ -44,6 +44,23 @@ export const RUN_EXAMPLE = {
 } as const;
 
 /**
+ * A running run as `POST /api/v1/runs/{run_id}/cancel` answers it: still `running`, with
+ * `cancel_requested_at`, until its worker stops it (a real answer of the demo processor).
+ */
+export const CANCELLING_RUN_EXAMPLE = {
+  run_id: '570b6c23-d987-478f-8769-d40f8a571099',
+  workflow_run_id: 'fa392f4e-26f8-45a6-be2f-193451bb89d4',
+  agent_id: 'agent_demo',
+  status: 'running',
+  created_at: '2026-05-12T09:14:03.118Z',
+  updated_at: '2026-05-12T09:14:03.131Z',
+  status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
+  attempts: 1,
+  progress: { percent: 0, message: 'Started.', updated_at: '2026-05-12T09:14:03.133Z' },
+  cancel_requested_at: '2026-05-12T09:14:03.402Z',
+} as const;
+
+/**
  * The examples, by name. A name is the `code` it shows, or `<code>_<case>` where one code
  * has answers of different shapes or causes (a `validation_failed` of a body or of a
  * query parameter; an `invalid_header` of `X-Svc-Egress` or of Node's HTTP parser).
@@ -69,6 +86,20 @@ export const PROBLEM_EXAMPLES = {
   validation_failed_run: example(
     'A run body that breaks its schema',
     problem('validation_failed', '/files: must have at least 1 element(s)', [{ path: '/files', message: 'must have at least 1 element(s)' }]),
+  ),
+  validation_failed_idempotency_key: example(
+    'An Idempotency-Key that is empty, too long or not printable ASCII',
+    problem('validation_failed', 'header Idempotency-Key: must be 1 to 255 printable ASCII characters, sent once', [
+      { path: '/Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters, sent once' },
+    ]),
+  ),
+  idempotency_key_in_use: example(
+    'The first request with this key is still in flight',
+    problem('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds to get its answer.'),
+  ),
+  idempotency_key_reused: example(
+    'The key was used with another request',
+    problem('idempotency_key_reused', 'This Idempotency-Key was used with another request (method, path or body); send a new key for a new request.'),
   ),
   invalid_cursor: example(
     'A cursor this service did not sign for this list',
@@ -104,6 +135,7 @@ export const PROBLEM_EXAMPLES = {
   unsupported_credential: example('An OAuth access token on an operation that takes API keys only', problem('unsupported_credential', 'This operation does not accept OAuth access tokens; use an API key.')),
   insufficient_scope: example('An access token without the scope', problem('insufficient_scope', 'The access token lacks the scope runs:read this operation needs.')),
   not_found: example('Missing, or of another account (the same answer)', problem('not_found', 'The agent was not found.')),
+  run_final: example('The run is already final', problem('run_final', 'The run is already succeeded; only a queued or running run can be cancelled.')),
   ambiguous_key: example('The key selects several rows', problem('ambiguous_key', 'key_column id selects 2 rows; nothing was changed.')),
   payload_too_large: example('A body over the limit', problem('payload_too_large', 'The request body is larger than 1048576 bytes.')),
   unsupported_media_type: example('Not application/json', problem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.')),

@@ -31,7 +31,12 @@ export function sendProblem(ctx: Context, code: HttpErrorCode, detail: string, e
   send(ctx, body.status, PROBLEM_CONTENT_TYPE, JSON.stringify(body));
 }
 
-/** Sends the problem details of a domain error, at the status of its code in `STATUS_BY_CODE`. */
+/**
+ * Sends the problem details of a domain error, at the status of its code in
+ * `STATUS_BY_CODE`, with `Retry-After` when the error says when to retry
+ * (`retryAfterSeconds`: `idempotency_key_in_use`).
+ */
 export function sendError(ctx: Context, error: DomainError): void {
+  if (error.retryAfterSeconds !== undefined) ctx.res.setHeader('Retry-After', String(error.retryAfterSeconds));
   send(ctx, STATUS_BY_CODE[error.code], PROBLEM_CONTENT_TYPE, JSON.stringify(problemOfDomainError(error, ctx.state['requestId'] as string)));
 }

@@ -4,6 +4,8 @@ import { docsHomeRoute, docsPageRoute } from './docs-site.js';
 import { getAgentRoute } from './get-agent.js';
 import { getConnectionRoute } from './get-connection.js';
 import { getRunRoute } from './get-run.js';
+import { cancelRunRoute } from './cancel-run.js';
+import { runEventsRoute } from './run-events.js';
 import { insertRecordRoute } from './insert-record.js';
 import { listAgentsRoute } from './list-agents.js';
 import { listConnectionsRoute } from './list-connections.js';
@@ -28,6 +30,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   updateRecordRoute,
   startRunRoute,
   getRunRoute,
+  cancelRunRoute,
+  runEventsRoute,
 
   listAgentsRoute,
   getAgentRoute,

@@ -1,4 +1,5 @@
-import { apiKeyOnly, jsonRequestBody, jsonResponse, rowWriteErrors } from '../openapi/components.js';
+import { apiKeyOnly, jsonRequestBody, jsonResponse, replayableHeaders, rowWriteErrors } from '../openapi/components.js';
+import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import type { AuthenticatedRoute } from '../route.js';
 import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
@@ -15,9 +16,13 @@ export const insertRecordRoute: AuthenticatedRoute = {
   credential: 'insertRecord',
   method: 'POST',
   paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
-  handler: ({ useCases, limits }, listener) => {
+  handler: ({ useCases, limits, settings }, listener) => {
     const insertRecord = useCases.insertRecord;
-    return async (ctx, caller) => sendResult(ctx, caller.meter, await insertRecord.execute(await recordWriteInput(ctx, caller, listener, limits)), 201);
+    const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
+    return async (ctx, caller) => {
+      const input = await recordWriteInput(ctx, caller, listener, limits);
+      await idempotently(ctx, caller, input.body, async () => sendResult(ctx, caller.meter, await insertRecord.execute(input), 201));
+    };
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'insertRecordViaEgress' : 'insertRecord',
@@ -29,6 +34,6 @@ export const insertRecordRoute: AuthenticatedRoute = {
     security: apiKeyOnly,
     parameters: recordWriteParameters(listener, limits),
     requestBody: jsonRequestBody('InsertRecordRequest', { row: { entity: 'dbo.orders', values: { id: 2, sku: 'B-7', qty: 3, note: null } } }),
-    responses: { '201': jsonResponse('Inserted.', 'RowWriteResponse', { data: { rows_affected: 1 } }), ...rowWriteErrors() },
+    responses: { '201': jsonResponse('Inserted.', 'RowWriteResponse', { data: { rows_affected: 1 } }, replayableHeaders), ...rowWriteErrors() },
   }),
 };

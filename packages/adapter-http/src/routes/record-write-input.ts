@@ -1,6 +1,6 @@
 import type { RecordWriteInput, WireBody } from '@svc/core';
 import type { Context } from 'koa';
-import { connectionIdParameter, contentEncodingParameter, egressHeaderParameter, type Json } from '../openapi/components.js';
+import { connectionIdParameter, contentEncodingParameter, egressHeaderParameter, idempotencyKeyParameter, type Json } from '../openapi/components.js';
 import { jsonBody } from '../pipeline/json-body.js';
 import { pathParam, requestHeader, type Caller, type Listener } from '../route.js';
 import type { EnforcedLimits } from '../settings.js';
@@ -26,5 +26,7 @@ const EGRESS_DESCRIPTION = '`true` routes the database traffic through the stabl
 
 /** The OpenAPI parameters of a row write on `listener` (no `X-Svc-Egress` on the egress address). */
 export function recordWriteParameters(listener: Listener, limits: EnforcedLimits): Json[] {
-  return listener === 'egress' ? [connectionIdParameter, contentEncodingParameter(limits)] : [connectionIdParameter, egressHeaderParameter(EGRESS_DESCRIPTION), contentEncodingParameter(limits)];
+  return listener === 'egress'
+    ? [connectionIdParameter, idempotencyKeyParameter, contentEncodingParameter(limits)]
+    : [connectionIdParameter, egressHeaderParameter(EGRESS_DESCRIPTION), idempotencyKeyParameter, contentEncodingParameter(limits)];
 }

@@ -1,6 +1,7 @@
 import { MAX_BACKGROUND_FILES_PER_RUN, MAX_FILES_PER_RUN } from '@svc/core';
-import { apiKeyOrToken, authenticatedHeaders, contentEncodingParameter, errorResponses, headerRef, jsonRequestBody, jsonResponse, responseRef } from '../openapi/components.js';
+import { apiKeyOrToken, contentEncodingParameter, idempotencyKeyParameter, replayableHeaders, errorResponses, headerRef, jsonRequestBody, jsonResponse, responseRef } from '../openapi/components.js';
 import { jsonBody } from '../pipeline/json-body.js';
+import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import { pathParam, type AuthenticatedRoute } from '../route.js';
 
@@ -15,12 +16,16 @@ export const startRunRoute: AuthenticatedRoute = {
   credential: 'startRun',
   method: 'POST',
   paths: { main: ['/api/v1/agents/:agent_id/run'] },
-  handler: ({ useCases, limits }) => {
+  handler: ({ useCases, limits, settings }) => {
     const startRun = useCases.startRun;
+    const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
     return async (ctx, caller) => {
-      const result = await startRun.execute({ ...caller, agentId: pathParam(ctx, 'agent_id'), body: await jsonBody(ctx, limits.bodyLimitBytes) });
-      if (result.ok) ctx.res.setHeader('Location', result.value.status_url);
-      sendResult(ctx, caller.meter, result, 202);
+      const body = await jsonBody(ctx, limits.bodyLimitBytes);
+      await idempotently(ctx, caller, body, async () => {
+        const result = await startRun.execute({ ...caller, agentId: pathParam(ctx, 'agent_id'), body });
+        if (result.ok) ctx.res.setHeader('Location', result.value.status_url);
+        sendResult(ctx, caller.meter, result, 202);
+      });
     };
   },
   openapi: ({ limits }) => ({
@@ -29,7 +34,7 @@ export const startRunRoute: AuthenticatedRoute = {
     summary: 'Start an asynchronous run',
     description: `Starts a run with uploaded files (Option 1: 1..${MAX_FILES_PER_RUN} files, optional message, \`process_together\`, \`notification_email\`, up to ${MAX_BACKGROUND_FILES_PER_RUN} background files) or a message only (Option 2). The option is chosen by the presence of \`files\` or another Option 1 member. Limited to ${limits.agent.limit} requests per ${limits.agent.windowSeconds} seconds per agent, in addition to the credential limit. Accepts OAuth access tokens with scope \`runs:write\`.`,
     security: apiKeyOrToken('runs:write'),
-    parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }, contentEncodingParameter(limits)],
+    parameters: [{ name: 'agent_id', in: 'path', required: true, description: 'Agent id.', schema: { type: 'string', minLength: 1 } }, idempotencyKeyParameter, contentEncodingParameter(limits)],
     requestBody: jsonRequestBody('StartRunRequest', {
       files: {
         files: [
@@ -54,14 +59,16 @@ export const startRunRoute: AuthenticatedRoute = {
           status_url: 'https://api.svc.example.test/api/v1/runs/570b6c23-d987-478f-8769-d40f8a571099',
           message: 'Run queued with 1 file.',
         },
-      }, { ...authenticatedHeaders, Location: headerRef('Location') }),
+      }, { ...replayableHeaders, Location: headerRef('Location') }),
       ...errorResponses({
         '400': responseRef('BadRequestRunStart'),
         '401': responseRef('Unauthorized'),
         '403': responseRef('Forbidden'),
         '404': responseRef('NotFound'),
+        '409': responseRef('ConflictIdempotencyKey'),
         '413': responseRef('PayloadTooLarge'),
         '415': responseRef('UnsupportedMediaType'),
+        '422': responseRef('IdempotencyKeyReused'),
         '429': responseRef('TooManyRequests'),
         '503': responseRef('ServiceUnavailable'),
       }),

@@ -1,4 +1,5 @@
-import { apiKeyOnly, jsonRequestBody, jsonResponse, responseRef, rowWriteErrors } from '../openapi/components.js';
+import { apiKeyOnly, jsonRequestBody, jsonResponse, replayableHeaders, responseRef, rowWriteErrors } from '../openapi/components.js';
+import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import type { AuthenticatedRoute } from '../route.js';
 import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
@@ -16,9 +17,13 @@ export const updateRecordRoute: AuthenticatedRoute = {
   credential: 'updateRecord',
   method: 'PATCH',
   paths: { main: ['/api/v1/connections/:connection_id/records'], egress: ['/v1/connections/:connection_id/records'] },
-  handler: ({ useCases, limits }, listener) => {
+  handler: ({ useCases, limits, settings }, listener) => {
     const updateRecord = useCases.updateRecord;
-    return async (ctx, caller) => sendResult(ctx, caller.meter, await updateRecord.execute(await recordWriteInput(ctx, caller, listener, limits)), 200);
+    const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
+    return async (ctx, caller) => {
+      const input = await recordWriteInput(ctx, caller, listener, limits);
+      await idempotently(ctx, caller, input.body, async () => sendResult(ctx, caller.meter, await updateRecord.execute(input), 200));
+    };
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'updateRecordViaEgress' : 'updateRecord',
@@ -30,6 +35,6 @@ export const updateRecordRoute: AuthenticatedRoute = {
     security: apiKeyOnly,
     parameters: recordWriteParameters(listener, limits),
     requestBody: jsonRequestBody('UpdateRecordRequest', { row: { entity: 'dbo.orders', key_column: 'id', key_value: 2, values: { qty: 4 } } }),
-    responses: { '200': jsonResponse('Updated (0 or 1 row).', 'RowWriteResponse', { data: { rows_affected: 1 } }), ...rowWriteErrors({ '409': responseRef('Conflict') }) },
+    responses: { '200': jsonResponse('Updated (0 or 1 row).', 'RowWriteResponse', { data: { rows_affected: 1 } }, replayableHeaders), ...rowWriteErrors({ '409': responseRef('Conflict') }) },
   }),
 };
