@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import createClient, { type Client } from 'openapi-fetch';
 import pRetry, { AbortError } from 'p-retry';
@@ -116,8 +117,24 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** Per row write: {@link CallOptions} and the egress route. */
-export interface RecordWriteOptions extends CallOptions {
+/**
+ * Per write (run start, row insert, row update): {@link CallOptions} and the
+ * `Idempotency-Key` that makes a retry safe (docs/CONTRACT.md "Runs lifecycle").
+ */
+export interface WriteOptions extends CallOptions {
+  /**
+   * The `Idempotency-Key` sent with every attempt of this call: 1..255 printable ASCII
+   * characters, scoped to the account, kept 24 h by the server. Default: a new random UUID
+   * per call, so that the call's own retries (after a timeout, a reset, or a 409
+   * `idempotency_key_in_use`) replay the first answer instead of doing the work twice. Pass
+   * your own to make a retry of a whole call (another process, after a crash) safe too;
+   * `false`: send none, and then never retry after a timeout or a reset.
+   */
+  readonly idempotencyKey?: string | false;
+}
+
+/** Per row write: {@link WriteOptions} and the egress route. */
+export interface RecordWriteOptions extends WriteOptions {
   /**
    * Send `X-Svc-Egress: true`: the database traffic leaves from the stable egress address
    * the customer's firewall allowlists (spec "POST /api/v1/connections/{connection_id}/records").
@@ -153,9 +170,12 @@ interface Outcome<D> {
  *   server refused before doing any work: 429 (docs/CONTRACT.md "Rate limits": a refused
  *   request is not charged) and 503 (docs/CONTRACT.md "Dependencies and faults": a 503 never
  *   hides a half-done write or a run), waiting `Retry-After` seconds; and a refused
- *   connection (`ECONNREFUSED`: nothing reached a server). A timeout or a reset is never
- *   retried: the server may have started the run or written the row, and without an
- *   `Idempotency-Key` (issue 16) a second POST would start a second run or insert a second row.
+ *   connection (`ECONNREFUSED`: nothing reached a server). The writes (run start, row
+ *   insert and update) send an `Idempotency-Key` ({@link WriteOptions.idempotencyKey}, a new
+ *   UUID per call by default), so they are also retried after a timeout or a reset and on
+ *   409 `idempotency_key_in_use` (after `Retry-After`): the server replays the first answer
+ *   instead of starting a second run or writing a second row. Without a key (`false`), a
+ *   timeout or a reset is never retried.
  *
  * {@link SvcClient.raw} is the underlying openapi-fetch client, typed over every operation
  * of the document, for the operations this class has no method for (it has no retries and
@@ -211,14 +231,16 @@ export class SvcClient {
 
   /**
    * `POST /api/v1/agents/{agent_id}/run`: starts a run; resolves with `data` of the 202
-   * (`status` is `queued`). Retried on 429/503 only (see the class comment): never after a
-   * timeout, which could start the run twice.
+   * (`status` is `queued`). Sends an `Idempotency-Key` ({@link WriteOptions.idempotencyKey}),
+   * so a retry after a timeout or a reset gets the same run, never a second one.
    */
-  async startRun(agentId: string, body: StartRunRequest, options: CallOptions = {}): Promise<RunStartResult> {
+  async startRun(agentId: string, body: StartRunRequest, options: WriteOptions = {}): Promise<RunStartResult> {
+    const header = idempotencyHeader(options);
     const answer = await this.send(
       `POST /api/v1/agents/${encodeURIComponent(agentId)}/run`,
-      (signal) => this.raw.POST('/api/v1/agents/{agent_id}/run', { params: { path: { agent_id: agentId } }, body, signal }),
+      (signal) => this.raw.POST('/api/v1/agents/{agent_id}/run', { params: { path: { agent_id: agentId }, header }, body, signal }),
       options.signal,
+      header['Idempotency-Key'] !== undefined,
     );
     return answer.data;
   }
@@ -246,15 +268,17 @@ export class SvcClient {
   }
 
   /**
-   * `POST /api/v1/connections/{connection_id}/records`: inserts one row (201). Retried on
-   * 429/503 only, never after a timeout (the row may be in).
+   * `POST /api/v1/connections/{connection_id}/records`: inserts one row (201). Sends an
+   * `Idempotency-Key` ({@link WriteOptions.idempotencyKey}), so a retry after a timeout or a
+   * reset never inserts the row twice.
    */
   async insertRecord(connectionId: string, body: InsertRecordRequest, options: RecordWriteOptions = {}): Promise<RowWriteResult> {
-    const header = options.egress === true ? { 'X-Svc-Egress': 'true' as const } : {};
+    const header = { ...egressHeader(options), ...idempotencyHeader(options) };
     const answer = await this.send(
       `POST /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
       (signal) => this.raw.POST('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
       options.signal,
+      header['Idempotency-Key'] !== undefined,
     );
     return answer.data;
   }
@@ -262,14 +286,15 @@ export class SvcClient {
   /**
    * `PATCH /api/v1/connections/{connection_id}/records`: updates the one row whose
    * `key_column` is `key_value`; `rows_affected` 0 when none is (409 `ambiguous_key` when
-   * several are, and nothing changes). Retried on 429/503 only.
+   * several are, and nothing changes). Sends an `Idempotency-Key` like {@link SvcClient.insertRecord}.
    */
   async updateRecord(connectionId: string, body: UpdateRecordRequest, options: RecordWriteOptions = {}): Promise<RowWriteResult> {
-    const header = options.egress === true ? { 'X-Svc-Egress': 'true' as const } : {};
+    const header = { ...egressHeader(options), ...idempotencyHeader(options) };
     const answer = await this.send(
       `PATCH /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
       (signal) => this.raw.PATCH('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
       options.signal,
+      header['Idempotency-Key'] !== undefined,
     );
     return answer.data;
   }
@@ -307,7 +332,11 @@ export class SvcClient {
   private async send<D>(
     /** `METHOD /path` with the path parameters filled in, for {@link SvcNetworkError.request}. */
     operation: string,
-    call: (signal: AbortSignal) => Promise<Outcome<D>>, signal: AbortSignal | undefined): Promise<D> {
+    call: (signal: AbortSignal) => Promise<Outcome<D>>,
+    signal: AbortSignal | undefined,
+    /** True when every attempt carries one `Idempotency-Key`: a timeout, a reset and a 409 `idempotency_key_in_use` are retried too. */
+    keyed = false,
+  ): Promise<D> {
     const [method = '', path = ''] = operation.split(' ');
     const label = `${method} ${this.baseUrl}${path}`;
     const attempt = async (): Promise<D> => {
@@ -319,11 +348,12 @@ export class SvcClient {
       } catch (error) {
         if (signal?.aborted === true) throw new AbortError('aborted by the caller');
         const failure = networkErrorOf(label, error, timeout.aborted, this.timeoutMs);
-        throw failure.kind === 'connection_refused' ? failure : new AbortError(failure);
+        throw failure.kind === 'connection_refused' || keyed ? failure : new AbortError(failure);
       }
       if (outcome.error !== undefined || outcome.data === undefined) {
         const error = apiErrorOf(outcome.response, outcome.error);
-        throw error.status === 429 || error.status === 503 ? error : new AbortError(error);
+        const retryable = error.status === 429 || error.status === 503 || (keyed && error.status === 409 && error.code === 'idempotency_key_in_use');
+        throw retryable ? error : new AbortError(error);
       }
       return outcome.data;
     };
@@ -350,6 +380,17 @@ export class SvcClient {
       throw error;
     }
   }
+}
+
+/** The `Idempotency-Key` header of a write: the caller's key, a new UUID, or none (`false`). */
+function idempotencyHeader(options: WriteOptions): { 'Idempotency-Key'?: string } {
+  if (options.idempotencyKey === false) return {};
+  return { 'Idempotency-Key': options.idempotencyKey ?? randomUUID() };
+}
+
+/** `X-Svc-Egress: true` when the row write asks for the egress route. */
+function egressHeader(options: RecordWriteOptions): { 'X-Svc-Egress'?: 'true' } {
+  return options.egress === true ? { 'X-Svc-Egress': 'true' } : {};
 }
 
 /** Waits `ms`; rejects with `signal.reason` when it aborts first. */

@@ -70,6 +70,13 @@ describe('@svc/client against the API server', function () {
     expect(new Set(seen).size).to.equal(seen.length, `each status once: ${seen.join(', ')}`);
   });
 
+  it('a run start repeated with one Idempotency-Key gets the same run (the server replays the first answer)', async function () {
+    const key = `client-test-${Date.now()}`;
+    const first = await client.startRun(AGENT, { message: 'Once only' }, { idempotencyKey: key });
+    const again = await client.startRun(AGENT, { message: 'Once only' }, { idempotencyKey: key });
+    expect(again).to.deep.equal(first);
+  });
+
   it('starts a run with an access token (Bearer), and a run that fails resolves with status failed', async function () {
     const bearer = new SvcClient({ baseUrl: api.base, accessToken: ACCESS_TOKEN });
     const started = await bearer.startRun(AGENT, {
@@ -191,13 +198,45 @@ describe('@svc/client retries, timeouts and cancellation (scripted loopback serv
     }
   });
 
-  it('does not retry a POST that timed out (the server may have started the run)', async function () {
-    const stub = await stubServer(() => {
+  it('retries a POST that timed out with the same Idempotency-Key, and a 409 idempotency_key_in_use after its Retry-After', async function () {
+    const keys: (string | undefined)[] = [];
+    const stub = await stubServer((req, res, n) => {
+      keys.push(req.headers['idempotency-key'] as string | undefined);
+      if (n === 1) return; // never answers: the client times out
+      if (n === 2) {
+        res.writeHead(409, { 'content-type': 'application/problem+json', 'retry-after': '0' });
+        res.end(JSON.stringify({ type: 'about:blank', title: 'Conflict', status: 409, detail: 'in flight', code: 'idempotency_key_in_use' }));
+        return;
+      }
+      res.writeHead(202, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
+      res.end(JSON.stringify({ data: { run_id: 'r1', workflow_run_id: 'w1', status: 'queued', status_url: `${stub.base}/api/v1/runs/r1`, message: 'queued' } }));
+    });
+    try {
+      const events: RetryEvent[] = [];
+      const client = new SvcClient({ baseUrl: stub.base, apiKey: API_KEY, timeoutMs: 300, backoffMs: 10, onRetry: (e) => events.push(e) });
+      const started = await client.startRun(AGENT, { message: 'x' });
+      expect(started.run_id).to.equal('r1');
+      expect(keys).to.have.length(3);
+      expect(keys[0]).to.match(/^[0-9a-f-]{36}$/u);
+      expect(new Set(keys).size).to.equal(1, 'one key on every attempt');
+      expect(events.map((e) => (e.error instanceof SvcNetworkError ? e.error.kind : (e.error as SvcApiError).code))).to.deep.equal(['timeout', 'idempotency_key_in_use']);
+      await client.insertRecord(SQL_CONNECTION, { entity: 'dbo.orders', values: { id: 1 } }, { idempotencyKey: 'my-key-7' }).catch(() => undefined);
+      expect(keys.at(-1)).to.equal('my-key-7');
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('does not retry a POST that timed out without an Idempotency-Key (idempotencyKey: false)', async function () {
+    const keys: (string | undefined)[] = [];
+    const stub = await stubServer((req) => {
+      keys.push(req.headers['idempotency-key'] as string | undefined);
       // never answers
     });
     try {
       const started = performance.now();
-      const error = await rejection(new SvcClient({ baseUrl: stub.base, apiKey: API_KEY, timeoutMs: 300 }).startRun(AGENT, { message: 'x' }));
+      const error = await rejection(new SvcClient({ baseUrl: stub.base, apiKey: API_KEY, timeoutMs: 300 }).startRun(AGENT, { message: 'x' }, { idempotencyKey: false }));
+      expect(keys).to.deep.equal([undefined]);
       expect(error).to.be.instanceOf(SvcNetworkError);
       expect((error as SvcNetworkError).kind).to.equal('timeout');
       expect(performance.now() - started).to.be.within(250, 3000);

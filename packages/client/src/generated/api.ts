@@ -90,6 +90,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run
+         * @description A `queued` run is `cancelled` at once and never reaches the agent runtime. A `running` run stays `running` with `cancel_requested_at` set while its worker stops it (within about a second), then it is `cancelled` — never retried, never `failed`; a runtime that does not stop is abandoned after the worker's `cancel_grace_ms` and the run is still `cancelled`. Asking again while it stops answers 200 again; a final run answers 409 `run_final`. No request body. Accepts OAuth access tokens with scope `runs:write`.
+         */
+        post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{run_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a run's events (Server-Sent Events)
+         * @description A `text/event-stream` of the run's status changes: events `run.queued`, `run.running`, `run.succeeded`, `run.failed`, `run.cancelled`; each `data` is the run object as of that event (the `data` of `GET /api/v1/runs/{run_id}`, not wrapped); each `id` is opaque and increases within the run. A retry shows as it happens: `run.queued` again, then `run.running` again.
+         *
+         *     Without `Last-Event-ID` the stream starts with the run's whole history from `run.queued`, then live events; with it, exactly the events after that id (an unknown id: the whole history). A comment line (`: keep-alive`) every 15 s. The stream closes right after the final event (`run.succeeded`, `run.failed`, `run.cancelled`); resuming after it gives no event and a closed stream. When the server stops or loses its store, the stream ends early: reconnect with `Last-Event-ID` (EventSource does).
+         *
+         *     Charged once, when the stream opens. Accepts OAuth access tokens with scope `runs:read`.
+         */
+        get: operations["streamRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents": {
         parameters: {
             query?: never;
@@ -375,7 +419,7 @@ export interface components {
              * @description Machine-readable, snake_case.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "invalid_header" | "invalid_json" | "writes_not_supported" | "unknown_entity" | "unknown_column" | "constraint_violation" | "invalid_value" | "invalid_cursor" | "missing_credential" | "invalid_credential" | "expired_credential" | "unsupported_credential" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "ambiguous_key" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "connection_unavailable" | "service_unavailable" | "connection_timeout";
+            code: "bad_request" | "validation_failed" | "invalid_header" | "invalid_json" | "writes_not_supported" | "unknown_entity" | "unknown_column" | "constraint_violation" | "invalid_value" | "invalid_cursor" | "missing_credential" | "invalid_credential" | "expired_credential" | "unsupported_credential" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "ambiguous_key" | "idempotency_key_in_use" | "run_final" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "connection_unavailable" | "service_unavailable" | "connection_timeout";
             /** @description Validation failures (code `validation_failed`). */
             errors?: {
                 /** @description JSON Pointer (RFC 6901) into the request body, or `/<name>` of a query parameter (list operations). */
@@ -456,6 +500,11 @@ export interface components {
             };
             /** @description What the agent runtime returned with a `succeeded` run: any JSON value, at most 65536 bytes as JSON. Absent when it returned none. */
             output?: unknown;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC: when a cancel was first asked for (`POST …/cancel`). A `running` run that has it is stopping; it ends `cancelled`. Absent when no cancel was asked for.
+             */
+            cancel_requested_at?: string;
         };
         RunResponse: {
             data: components["schemas"]["Run"];
@@ -634,7 +683,7 @@ export interface components {
                 };
             };
         };
-        /** @description `validation_failed` (with `errors`: every failed rule, JSON Pointer paths); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated). `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
+        /** @description `validation_failed` (with `errors`: every failed rule, JSON Pointer paths; an invalid `Idempotency-Key` is named `/Idempotency-Key`); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated). `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
         BadRequestRunStart: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -659,7 +708,7 @@ export interface components {
                 };
             };
         };
-        /** @description Invalid request: `validation_failed` (with `errors`: also more columns than parameters allow, or two column names equal case-insensitively); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); `invalid_header` (`X-Svc-Egress` neither `true` nor `false`); `invalid_value` with `errors` naming each number in `values` or `key_value` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a refusal of the database or connection (`writes_not_supported`, `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`). `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
+        /** @description Invalid request: `validation_failed` (with `errors`: also an invalid `Idempotency-Key`, named `/Idempotency-Key`; more columns than parameters allow, or two column names equal case-insensitively); `invalid_json` (not JSON, not UTF-8, a member name given twice — the detail names its JSON Pointer —, or a coded body that is corrupt or truncated); `invalid_header` (`X-Svc-Egress` neither `true` nor `false`); `invalid_value` with `errors` naming each number in `values` or `key_value` that cannot be written exactly (an integer beyond bigint and 38 digits, more than 38 digits, or more than 38 after the point); or a refusal of the database or connection (`writes_not_supported`, `unknown_entity`, `unknown_column`, `constraint_violation`, `invalid_value`). `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`. */
         BadRequestRowWrite: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -764,8 +813,61 @@ export interface components {
                 };
             };
         };
-        /** @description `ambiguous_key`: the key selects more than one row; nothing was changed. */
+        /** @description `ambiguous_key`: the key selects more than one row; nothing was changed. `idempotency_key_in_use`: the first request with this `Idempotency-Key` is still being processed; nothing was done. Retry after `Retry-After` seconds to get its answer. */
         Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                /** @description Seconds to wait before retrying; with `idempotency_key_in_use` only. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "ambiguous_key" | "idempotency_key_in_use";
+                };
+            };
+        };
+        /** @description `idempotency_key_in_use`: the first request with this `Idempotency-Key` is still being processed; nothing was done. Retry after `Retry-After` seconds to get its answer. */
+        ConflictIdempotencyKey: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "idempotency_key_in_use";
+                };
+            };
+        };
+        /** @description `idempotency_key_reused`: this `Idempotency-Key` was used with another request of this account within 24 h (another method, path or body; member order and whitespace do not count). Nothing was done; send a new key for a new request. */
+        IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
@@ -785,7 +887,32 @@ export interface components {
             content: {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
-                    code?: "ambiguous_key";
+                    code?: "idempotency_key_reused";
+                };
+            };
+        };
+        /** @description `run_final`: the run is already `succeeded`, `failed` or `cancelled`; nothing was changed. */
+        ConflictRunFinal: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "run_final";
                 };
             };
         };
@@ -1035,6 +1162,8 @@ export interface components {
         "X-Request-Id": string;
         /** @description The run status URL. */
         Location: string;
+        /** @description `true` on an answer replayed for a repeated `Idempotency-Key` (the first answer: status, `Location`, body byte for byte); absent otherwise. */
+        "Idempotent-Replayed": "true";
         /** @description On a 415 for a content coding: the codings a request body may use (RFC 9110 §15.5.16). */
         "Accept-Encoding": string;
     };
@@ -1086,6 +1215,8 @@ export interface operations {
             header?: {
                 /** @description `true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. A case-insensitive boolean: `true` or `false` in any case (`TRUE`, `False`, …); absent: `false`. Any other value (also the header sent twice): 400 `invalid_header`. */
                 "X-Svc-Egress"?: string;
+                /** @description Makes a retry safe: 1..255 printable ASCII characters of your choice (a UUID is a good one), scoped to your account. The same key with the same request (method, path and JSON body; member order and whitespace do not count) within 24 h answers the first answer again (status, `Location`, body byte for byte) with `Idempotent-Replayed: true`, without doing the work again; replays count against the credential's rate limit only. With another request: 422 `idempotency_key_reused`; while the first is still in flight: 409 `idempotency_key_in_use` with `Retry-After`. Kept: 2xx and 4xx answers of the operation; not kept (the key stays free): 401, 403, 429 and every 5xx. An empty or invalid key (or the header sent twice): 400 `validation_failed` naming `/Idempotency-Key`. */
+                "Idempotency-Key"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -1111,6 +1242,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1121,9 +1253,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictIdempotencyKey"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1138,6 +1272,8 @@ export interface operations {
             header?: {
                 /** @description `true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route. A case-insensitive boolean: `true` or `false` in any case (`TRUE`, `False`, …); absent: `false`. Any other value (also the header sent twice): 400 `invalid_header`. */
                 "X-Svc-Egress"?: string;
+                /** @description Makes a retry safe: 1..255 printable ASCII characters of your choice (a UUID is a good one), scoped to your account. The same key with the same request (method, path and JSON body; member order and whitespace do not count) within 24 h answers the first answer again (status, `Location`, body byte for byte) with `Idempotent-Replayed: true`, without doing the work again; replays count against the credential's rate limit only. With another request: 422 `idempotency_key_reused`; while the first is still in flight: 409 `idempotency_key_in_use` with `Retry-After`. Kept: 2xx and 4xx answers of the operation; not kept (the key stays free): 401, 403, 429 and every 5xx. An empty or invalid key (or the header sent twice): 400 `validation_failed` naming `/Idempotency-Key`. */
+                "Idempotency-Key"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -1163,6 +1299,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1177,6 +1314,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1189,6 +1327,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes a retry safe: 1..255 printable ASCII characters of your choice (a UUID is a good one), scoped to your account. The same key with the same request (method, path and JSON body; member order and whitespace do not count) within 24 h answers the first answer again (status, `Location`, body byte for byte) with `Idempotent-Replayed: true`, without doing the work again; replays count against the credential's rate limit only. With another request: 422 `idempotency_key_reused`; while the first is still in flight: 409 `idempotency_key_in_use` with `Retry-After`. Kept: 2xx and 4xx answers of the operation; not kept (the key stays free): 401, 403, 429 and every 5xx. An empty or invalid key (or the header sent twice): 400 `validation_failed` naming `/Idempotency-Key`. */
+                "Idempotency-Key"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -1214,6 +1354,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1226,9 +1367,11 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictIdempotencyKey"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1261,6 +1404,92 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run as of the answer: `cancelled` (it was queued), or `running` with `cancel_requested_at` (it is stopping). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictRunFinal"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamRunEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `id` of the last event received: the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Run id. */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, as they happen; closed after the final one. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1620,6 +1849,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes a retry safe: 1..255 printable ASCII characters of your choice (a UUID is a good one), scoped to your account. The same key with the same request (method, path and JSON body; member order and whitespace do not count) within 24 h answers the first answer again (status, `Location`, body byte for byte) with `Idempotent-Replayed: true`, without doing the work again; replays count against the credential's rate limit only. With another request: 422 `idempotency_key_reused`; while the first is still in flight: 409 `idempotency_key_in_use` with `Retry-After`. Kept: 2xx and 4xx answers of the operation; not kept (the key stays free): 401, 403, 429 and every 5xx. An empty or invalid key (or the header sent twice): 400 `validation_failed` naming `/Idempotency-Key`. */
+                "Idempotency-Key"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -1645,6 +1876,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1655,9 +1887,11 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictIdempotencyKey"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -1670,6 +1904,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Makes a retry safe: 1..255 printable ASCII characters of your choice (a UUID is a good one), scoped to your account. The same key with the same request (method, path and JSON body; member order and whitespace do not count) within 24 h answers the first answer again (status, `Location`, body byte for byte) with `Idempotent-Replayed: true`, without doing the work again; replays count against the credential's rate limit only. With another request: 422 `idempotency_key_reused`; while the first is still in flight: 409 `idempotency_key_in_use` with `Retry-After`. Kept: 2xx and 4xx answers of the operation; not kept (the key stays free): 401, 403, 429 and every 5xx. An empty or invalid key (or the header sent twice): 400 `validation_failed` naming `/Idempotency-Key`. */
+                "Idempotency-Key"?: string;
                 /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
                 "Content-Encoding"?: string;
             };
@@ -1695,6 +1931,7 @@ export interface operations {
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1709,6 +1946,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
