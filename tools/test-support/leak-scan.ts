@@ -42,7 +42,10 @@ export const GENERIC_VALUES: ReadonlySet<string> = new Set([
 export const PUBLIC_HOSTS: readonly string[] = ['127.0.0.1', 'localhost', '::1', '[::1]', '0.0.0.0'];
 
 /** The name of a default environment variable of the API server, and what its value is. */
-const DEFAULT_ENV_LABELS: readonly (readonly [string, string])[] = [['SVC_CATALOG_URL', 'catalog database URL']];
+const DEFAULT_ENV_LABELS: readonly (readonly [string, string])[] = [
+  ['SVC_CATALOG_URL', 'catalog database URL'],
+  ['SVC_SMTP_PASSWORD', 'SMTP password'],
+];
 
 /** Environment variables handed to a child whose value is sensitive whatever a configuration says. */
 const SENSITIVE_ENV_NAME = /PASSWORD|SECRET|TOKEN|CREDENTIAL/iu;
@@ -108,8 +111,8 @@ function hostOf(value: unknown): string | undefined {
   }
 }
 
-/** Configuration keys whose subtree describes a connection to a database or a catalog. */
-const CONNECTION_CONTEXT = /^(connections|catalog|sqlserver|postgres|postgresql|redis|database|db)$/u;
+/** Configuration keys whose subtree describes a connection to a database, a catalog or a mail server. */
+const CONNECTION_CONTEXT = /^(connections|catalog|sqlserver|postgres|postgresql|redis|database|db|smtp)$/u;
 
 /**
  * A registry of sensitive values and the hits found by scanning text for them.

@@ -2,7 +2,9 @@ import { createHttpApp, createEgressApp, enforcedLimits, problemOf, type HttpApp
 import { createMcpEndpoint, type McpEndpoint } from '@svc/adapter-mcp';
 import {
   createCore,
+  DEFAULT_IDEMPOTENCY_LEASE_MS,
   DependencyUnavailableError,
+  InMemoryIdempotencyStore,
   RandomIdGenerator,
   SystemClock,
   type AgentCatalog,
@@ -10,7 +12,9 @@ import {
   type ConnectionCatalog,
   type CredentialStore,
   type IdGenerator,
+  type IdempotencyStore,
   type Logger,
+  type Notifier,
   type RateLimitStore,
   type RecordWriter,
   type Core,
@@ -167,14 +171,30 @@ export function bullMqSettingsOf(settings: ServerSettings): BullMqRunsSettings {
  * itself (event loop, HTTP). `/readyz` pings within the run store's half.
  * Source: docs/CONTRACT.md "Dependencies and faults".
  */
-export function redisBudget(dependencyTimeoutMs: number): { readonly rateLimiterMs: number; readonly runsMs: number } {
-  return { rateLimiterMs: Math.max(25, Math.floor(dependencyTimeoutMs / 4)), runsMs: Math.max(50, Math.floor(dependencyTimeoutMs / 2)) };
+export function redisBudget(dependencyTimeoutMs: number): { readonly rateLimiterMs: number; readonly runsMs: number; readonly idempotencyMs: number } {
+  const quarter = Math.max(25, Math.floor(dependencyTimeoutMs / 4));
+  return { rateLimiterMs: quarter, runsMs: Math.max(50, Math.floor(dependencyTimeoutMs / 2)), idempotencyMs: quarter };
+}
+
+/**
+ * The lease of an in-flight `Idempotency-Key` claim, in ms: at least 60 s, and longer than
+ * the longest request this server can be busy with (a row write: SQL Server connect and
+ * request timeouts, plus two dependency bounds), so that a retry of a request still
+ * running is answered 409 and never runs it twice. Source: docs/decisions.md "Idempotency keys".
+ */
+export function idempotencyLeaseMs(settings: Pick<ServerSettings, 'sqlserver' | 'dependencyTimeoutMs'>): number {
+  return Math.max(DEFAULT_IDEMPOTENCY_LEASE_MS, settings.sqlserver.connectTimeoutMs + settings.sqlserver.requestTimeoutMs + 2 * settings.dependencyTimeoutMs);
 }
 
 /** The adapters picked for one configuration, each closed on shutdown. */
 export interface Adapters {
   readonly rateLimitStore: RateLimitStore & { close?(): Promise<void> };
   readonly runs: RunBackend;
+  /**
+   * `Idempotency-Key`s: in Redis (shared by every instance) when `redis_url` is set, in
+   * memory otherwise; absent only in the partial sets closed when a start fails.
+   */
+  readonly idempotency?: IdempotencyStore & { close?(): Promise<void> };
   /** Routes each connection's writes; rerouted by a configuration reload. */
   readonly recordWriter: RoutingRecordWriter;
   /** Makes SQL Server writers with the settings of the start (loads adapter-sqlserver on first call). */
@@ -283,8 +303,9 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
   let runs: RunBackend;
   let readiness: Record<string, () => Promise<boolean>> = catalog === undefined ? {} : { catalog: catalogReadiness(catalog) };
   let cursorKey: string | undefined;
+  let idempotency: NonNullable<Adapters['idempotency']>;
   if (settings.redisUrl !== undefined) {
-    const [{ RedisRateLimitStore }, { BullMqRuns }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
+    const [{ RedisRateLimitStore }, { BullMqRuns, RedisIdempotencyStore }] = await Promise.all([import('@svc/adapter-ratelimit'), import('@svc/adapter-queue')]);
     await checkRedisDurability(settings, logger);
     const budget = redisBudget(settings.dependencyTimeoutMs);
     const limiter = await RedisRateLimitStore.connect(settings.redisUrl, {
@@ -305,15 +326,22 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
     rateLimitStore = limiter;
     runs = bullMq;
     readiness = { ...readiness, redis: () => bullMq.ready() };
+    try {
+      idempotency = await RedisIdempotencyStore.connect(settings.redisUrl, { prefix, operationTimeoutMs: budget.idempotencyMs, logger });
+    } catch (error) {
+      await closeAdapters({ rateLimitStore, runs, recordWriter: new RoutingRecordWriter(new Map()), sqlServerWriters: sqlServerWriterFactory(settings, logger), readiness }, QUIT_TIMEOUT_MS);
+      throw error;
+    }
     if (settings.cursorKey === undefined) {
       try {
         cursorKey = await sharedCursorKey(settings.redisUrl, prefix, settings.dependencyTimeoutMs, logger);
       } catch (error) {
-        await closeAdapters({ rateLimitStore, runs, recordWriter: new RoutingRecordWriter(new Map()), sqlServerWriters: sqlServerWriterFactory(settings, logger), readiness }, QUIT_TIMEOUT_MS);
+        await closeAdapters({ rateLimitStore, runs, idempotency, recordWriter: new RoutingRecordWriter(new Map()), sqlServerWriters: sqlServerWriterFactory(settings, logger), readiness }, QUIT_TIMEOUT_MS);
         throw error;
       }
     }
   } else {
+    idempotency = new InMemoryIdempotencyStore();
     rateLimitStore = new FlexibleMemoryRateLimitStore();
     runs = new InMemoryRuns({ retentionSeconds: settings.durability.runRetentionSeconds, maxFinishedRuns: settings.durability.maxFinishedRunsInMemory });
   }
@@ -326,17 +354,17 @@ async function pickOtherAdapters(settings: ServerSettings, logger: Logger, catal
       resolve: catalogWriteTarget(catalog, logger),
       sqlServer: sqlServerWriters,
     });
-    return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness, catalog, ...(cursorKey !== undefined ? { cursorKey } : {}) };
+    return { rateLimitStore, runs, idempotency, recordWriter, sqlServerWriters, readiness, catalog, ...(cursorKey !== undefined ? { cursorKey } : {}) };
   }
   let targets: Map<string, WriteTarget>;
   try {
     targets = writeTargets(settings);
   } catch (error) {
-    await closeAdapters({ rateLimitStore, runs, recordWriter: new RoutingRecordWriter(new Map()), sqlServerWriters, readiness }, QUIT_TIMEOUT_MS);
+    await closeAdapters({ rateLimitStore, runs, idempotency, recordWriter: new RoutingRecordWriter(new Map()), sqlServerWriters, readiness }, QUIT_TIMEOUT_MS);
     throw error;
   }
   const recordWriter = new RoutingRecordWriter(targets, needsSqlServer(targets) ? await sqlServerWriters() : undefined, logger);
-  return { rateLimitStore, runs, recordWriter, sqlServerWriters, readiness, ...(cursorKey !== undefined ? { cursorKey } : {}) };
+  return { rateLimitStore, runs, idempotency, recordWriter, sqlServerWriters, readiness, ...(cursorKey !== undefined ? { cursorKey } : {}) };
 }
 
 /**
@@ -408,6 +436,8 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
           return quit.outcome === 'timeout' ? ['Redis client left open (QUIT not answered)'] : [];
         },
         'SQL Server pools': async () => void (await adapters.recordWriter.close()),
+        // RedisIdempotencyStore.close is bounded by QUIT_TIMEOUT_MS (it drops a client whose QUIT is not answered).
+        ...(adapters.idempotency?.close === undefined ? {} : { 'idempotency store': async () => void (await adapters.idempotency?.close?.()) }),
         // PostgresCatalog.close is bounded by the catalog's timeout_ms whatever the server does.
         ...(adapters.catalog === undefined ? {} : { catalog: async () => void (await adapters.catalog?.close()) }),
       },
@@ -423,7 +453,7 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
  * decorators), singletons, and async deactivation hooks that close what holds
  * resources; `await container.unbindAllAsync()` runs them.
  */
-export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters, telemetry?: Telemetry): Container {
+export function buildContainer(settings: ServerSettings, logger: Logger, adapters: Adapters, telemetry?: Telemetry, notifier?: Notifier): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   // The settings of the start: their accounts are not updated by a reload (the live
   // ones are in TOKENS.catalogs), every other setting stays as it is while running.
@@ -448,8 +478,23 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
   container.bind(TOKENS.core).toResolvedValue(
     (credentials: CredentialStore, clock: Clock, ids: IdGenerator, connections: ConnectionCatalog, agents: AgentCatalog, recordWriter: RecordWriter, rateLimitStore: RateLimitStore) =>
       createCore(
-        { credentials, clock, ids, connections, agents, recordWriter, rateLimitStore, runs: adapters.runs, ...(telemetry !== undefined ? { telemetry } : {}) },
         {
+          credentials,
+          clock,
+          ids,
+          connections,
+          agents,
+          recordWriter,
+          rateLimitStore,
+          runs: adapters.runs,
+          ...(adapters.idempotency !== undefined ? { idempotency: adapters.idempotency } : {}),
+          logger,
+          // Told of a queued run cancelled here (the worker's notifier tells of the others).
+          ...(notifier !== undefined ? { notifier } : {}),
+          ...(telemetry !== undefined ? { telemetry } : {}),
+        },
+        {
+          idempotency: { leaseMs: idempotencyLeaseMs(settings) },
           baseUrl: settings.baseUrl,
           egressUrl: settings.egressUrl,
           rateLimits: settings.rateLimits,
@@ -484,21 +529,29 @@ export function httpSettings(settings: ServerSettings, logger: Logger, isDrainin
     ...(telemetry !== undefined ? { telemetry } : {}),
     corsOrigins: settings.observability.corsOrigins,
     trustedProxies: settings.observability.trustedProxies,
+    runEventsKeepAliveMs: settings.runEventsKeepAliveMs,
   };
 }
 
 /** `serverInfo.version` of the MCP endpoint: the API's version (the OpenAPI document's `info.version`). */
 const MCP_SERVER_VERSION = '1.0.0';
 
-/** Builds both Koa apps from the container, and the agents' MCP endpoint they mount (closed at stop). */
-export function buildApps(container: Container, isDraining: () => boolean): { main: HttpApp; egress: HttpApp; mcp: McpEndpoint } {
+/**
+ * Builds both Koa apps from the container, and the agents' MCP endpoint they mount (closed
+ * at stop). `closingStreams`, aborted when the drain begins, ends the open run events streams.
+ */
+export function buildApps(container: Container, isDraining: () => boolean, closingStreams?: AbortSignal): { main: HttpApp; egress: HttpApp; mcp: McpEndpoint } {
   const settings = container.get(TOKENS.settings);
   const logger = container.get(TOKENS.logger);
   const useCases = container.get(TOKENS.core);
   // The agents' MCP endpoint: adapter-mcp's tools on the same use cases, mounted by the
   // HTTP adapter (adapters never import each other; docs/decisions.md "MCP").
   const mcp = createMcpEndpoint(useCases, { name: 'svc', version: MCP_SERVER_VERSION, problemOf, logger });
-  const app: HttpAppSettings = { ...httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness, container.get(TOKENS.telemetry)), mcp };
+  const app: HttpAppSettings = {
+    ...httpSettings(settings, logger, isDraining, container.get(TOKENS.adapters).readiness, container.get(TOKENS.telemetry)),
+    mcp,
+    ...(closingStreams !== undefined ? { closingStreams } : {}),
+  };
   // The docs site under /docs, rendered once with this server's index and limits (docs/decisions.md "Docs site").
   const docs = renderDocsSite({ index: useCases.describeApi.execute(), limits: enforcedLimits(useCases.rateLimits.settings, app), egressUrl: settings.egressUrl });
   if (docs === undefined) logger.warn({}, 'docs site not served: docs/guides is not there; /docs answers the llms.txt text');

@@ -43,6 +43,7 @@ export function devAccount(now: Date = new Date()): DevAccount {
         { id: DEV_SQLSERVER_CONNECTION_ID, type: 'sqlserver', name: 'Demo SQL Server (in memory)' },
         { id: DEV_POSTGRESQL_CONNECTION_ID, type: 'postgresql', name: 'Demo PostgreSQL (read only)' },
       ],
+      webhookEndpoints: [],
     },
   };
 }

@@ -30,6 +30,7 @@ export const GUIDES: readonly { readonly name: string; readonly path: string }[]
   { name: 'rate-limits', path: '/docs/rate-limits' },
   { name: 'errors', path: '/docs/errors' },
   { name: 'versioning', path: '/docs/versioning' },
+  { name: 'runs', path: '/docs/runs' },
   { name: 'webhooks', path: '/docs/webhooks' },
   { name: 'cli', path: '/docs/cli' },
   { name: 'developers', path: '/docs/developers' },

@@ -2,12 +2,14 @@ import {
   InMemoryAgentCatalog,
   InMemoryConnectionCatalog,
   InMemoryCredentialStore,
+  InMemoryWebhookEndpointCatalog,
   type Agent,
   type AgentCatalog,
   type Connection,
   type ConnectionCatalog,
   type CredentialStore,
   type StoredCredential,
+  type WebhookEndpointCatalog,
 } from '@svc/core';
 import type { AccountSettings } from './settings.js';
 
@@ -40,6 +42,7 @@ interface Snapshot {
   readonly credentials: CredentialStore;
   readonly connections: ConnectionCatalog;
   readonly agents: AgentCatalog;
+  readonly webhookEndpoints: WebhookEndpointCatalog;
 }
 
 function snapshotOf(accounts: readonly AccountSettings[]): Snapshot {
@@ -55,6 +58,9 @@ function snapshotOf(accounts: readonly AccountSettings[]): Snapshot {
     credentials: new InMemoryCredentialStore(credentials),
     connections: new InMemoryConnectionCatalog(connections),
     agents: new InMemoryAgentCatalog(agents),
+    webhookEndpoints: new InMemoryWebhookEndpointCatalog(
+      accounts.flatMap((a) => a.webhookEndpoints.map((w) => ({ endpointId: w.id, accountId: a.id, url: w.url, secret: w.secret, events: w.events }))),
+    ),
   };
 }
 
@@ -88,6 +94,12 @@ export class LiveCatalogs {
   readonly agents: AgentCatalog = {
     findById: (agentId) => this.current.agents.findById(agentId),
     listByAccount: (accountId, page) => this.current.agents.listByAccount(accountId, page),
+  };
+
+  /** Webhook endpoints of the current configuration (core `WebhookEndpointCatalog`; docs/decisions.md "Webhooks"). */
+  readonly webhookEndpoints: WebhookEndpointCatalog = {
+    listByAccount: (accountId) => this.current.webhookEndpoints.listByAccount(accountId),
+    findById: (endpointId) => this.current.webhookEndpoints.findById(endpointId),
   };
 
   /** @param accounts - the configured accounts (settings already validated). */

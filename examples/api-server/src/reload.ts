@@ -40,12 +40,17 @@ const FIXED_SETTINGS = {
     'runs.retention_seconds': (s) => s.durability.runRetentionSeconds,
     'runs.max_finished_in_memory': (s) => s.durability.maxFinishedRunsInMemory,
   },
+  runEventsKeepAliveMs: { 'runs.events_keepalive_ms': (s) => s.runEventsKeepAliveMs },
   index: { index: (s) => s.index },
   observability: {
     admin_listen: (s) => s.observability.admin,
     'cors.origins': (s) => s.observability.corsOrigins,
     trusted_proxies: (s) => s.observability.trustedProxies,
   },
+  // Only the name is reported: it holds the SMTP password.
+  smtp: { smtp: (s) => s.smtp },
+  // The endpoints themselves are accounts' (reloaded); the delivery settings are fixed.
+  webhooks: { webhooks: (s) => s.webhooks },
 } satisfies Record<Exclude<keyof ServerSettings, 'accounts'>, Record<string, Setting>>;
 
 /**

@@ -2,15 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleClientErrors } from '@svc/adapter-http';
-import { createWorker, silentLogger, type Logger, type Notifier, type RunProcessor } from '@svc/core';
+import { createWorker, FanOutNotifier, silentLogger, type Logger, type Notifier, type RunProcessor } from '@svc/core';
 import type { Container } from 'inversify';
-import { DemoRunProcessor, LogNotifier, msUntil, RUN_WORKER_STOP_SLACK_MS, within, type RunWorker, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
+import { DemoRunProcessor, msUntil, RUN_WORKER_STOP_SLACK_MS, within, type RunWorker, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { buildApps, buildContainer, closeAdapters, pickAdapters, TOKENS } from './container.js';
+import { emailNotifier } from './notifications.js';
 import { applyReload, logReload, type ReloadReport } from './reload.js';
 import type { ServerSettings } from './settings.js';
 import { HttpDrain, type StopReport } from './shutdown.js';
 import { startAdminListener, type AdminListener } from './observability/admin-listener.js';
 import { serverTelemetry } from './observability/server-telemetry.js';
+import { startWebhooks } from './webhooks.js';
 
 /** A running API server: both listeners, and how to stop it. */
 export interface RunningServer {
@@ -76,7 +78,12 @@ export interface ServerOptions {
    * (`createWorker`) plug it in themselves.
    */
   readonly processor?: RunProcessor;
-  /** Told once when a run reaches a final status; default one log line a run (adapter-queue `LogNotifier`). */
+  /**
+   * Told once when a run reaches a final status; default the e-mail of `smtp`
+   * (adapter-email `SmtpNotifier`), or without `smtp` one log line a run (adapter-queue
+   * `LogNotifier`). Webhooks are told too, whatever this is (docs/decisions.md "E-mail
+   * notifications", "Webhooks").
+   */
   readonly notifier?: Notifier;
 }
 
@@ -90,20 +97,38 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
   const logger = options.logger ?? silentLogger;
   const adapters = await pickAdapters(settings, logger);
   const telemetry = serverTelemetry(adapters, logger);
-  const container = buildContainer(settings, logger, adapters, telemetry);
+  // One notifier for the worker and for the cancel of a queued run made final in this
+  // process: e-mail (SMTP when `smtp` is set, else the log line; docs/decisions.md "E-mail
+  // notifications") and webhooks ("Webhooks"), whatever `options.notifier` is. Bound late:
+  // the webhook endpoints are read from the container's catalogs.
+  const bound: { notifier?: Notifier } = {};
+  const lateNotifier: Notifier = {
+    runFinished: (run) => bound.notifier?.runFinished(run) ?? Promise.resolve(),
+    runChanged: (change) => bound.notifier?.runChanged?.(change) ?? Promise.resolve(),
+  };
+  const container = buildContainer(settings, logger, adapters, telemetry, lateNotifier);
+  // Webhooks (docs/decisions.md "Webhooks"): deliveries are made where runs are processed.
+  // Endpoints from the PostgreSQL catalog with catalog.postgres (its NOTIFY keeps them current), else the configuration's accounts.
+  const endpoints = (adapters.catalog ?? container.get(TOKENS.catalogs)).webhookEndpoints;
+  const webhooks = startWebhooks(settings, endpoints, { logger, telemetry, deliver: settings.worker.enabled });
+  const notifier = (bound.notifier = new FanOutNotifier([options.notifier ?? (await emailNotifier(settings, logger, telemetry)), webhooks.notifier], logger));
   let worker: RunWorker | undefined;
   if (settings.worker.enabled) {
     worker = await createWorker({
       backend: adapters.runs,
-      processor: options.processor ?? new DemoRunProcessor(),
-      notifier: options.notifier ?? new LogNotifier(logger),
+      processor: options.processor ?? new DemoRunProcessor({ delayMs: settings.worker.demoDelayMs }),
+      notifier,
       logger,
       concurrency: settings.worker.concurrency,
+      cancelGraceMs: settings.worker.cancelGraceMs,
       telemetry,
     });
   }
   let draining = false;
-  const apps = buildApps(container, () => draining);
+  // Aborted when the drain begins: open run events streams end at once (their clients
+  // resume with Last-Event-ID elsewhere) instead of holding the drain to its grace.
+  const closingStreams = new AbortController();
+  const apps = buildApps(container, () => draining, closingStreams.signal);
   const mainHandler = apps.main.callback();
   const egressHandler = apps.egress.callback();
   const main: Server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
@@ -151,6 +176,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
         egressDrain.announceClose();
         if (delayMs > 0) await sleep(delayMs);
         const graceEnd = Date.now() + graceMs;
+        closingStreams.abort();
         const drains = Promise.all([mainDrain.drain(graceMs), egressDrain.drain(graceMs)]);
         // The worker drains with the listeners: its runs need no HTTP, and the queue and
         // store that requests use stay open until the close phase.
@@ -160,7 +186,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
         // The close phase has its own budget, whatever the drain and the worker took.
         const closeEnd = Date.now() + closeBudgetMs;
         // The MCP endpoint's handler holds nothing once the drain answered its exchanges.
-        const [closed] = await Promise.all([closeAdapters(adapters, closeBudgetMs), admin?.close(), within(apps.mcp.close(), closeBudgetMs)]);
+        const [closed] = await Promise.all([closeAdapters(adapters, closeBudgetMs), admin?.close(), within(apps.mcp.close(), closeBudgetMs), webhooks.close(closeBudgetMs)]);
         // Nothing left to wait for: the deactivation hook finds the adapters closed.
         await within(container.unbindAllAsync(), msUntil(closeEnd));
         const reports = [runs?.report, closed.runs];

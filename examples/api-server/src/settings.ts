@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RATE_LIMITS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
+import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RATE_LIMITS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
+import { webhookEndpointSchema, webhookEndpointsOf, webhookErrorsIn, webhooksSchema, webhooksSettingsOf, type WebhookEndpointSettings, type WebhooksSettings } from './webhook-settings.js';
 import { QUIT_TIMEOUT_MS } from '@svc/adapter-queue/memory';
+import type { SmtpSettings } from '@svc/adapter-email';
 import { parse as parseYaml } from 'yaml';
 import { observabilityProperties, observabilitySettingsFrom, type ObservabilitySettings } from './observability/settings.js';
 
@@ -58,6 +60,8 @@ export interface AccountSettings {
   /** Agents; `name` and `description` are shown by discovery (`GET /api/v1/agents`). */
   readonly agents: readonly AgentSettings[];
   readonly connections: readonly ConnectionSettings[];
+  /** `webhook_endpoints` (docs/decisions.md "Webhooks"); secrets already read. */
+  readonly webhookEndpoints: readonly WebhookEndpointSettings[];
 }
 
 /** A deprecated operation (docs/CONTRACT.md "Index and versioning"). */
@@ -132,6 +136,12 @@ export interface PostgresCatalogSettings {
  */
 export const CURSOR_KEY_ENV = 'SVC_CURSOR_KEY';
 
+/**
+ * The environment variable that holds the SMTP password when `smtp.password_env` names none
+ * (docs/decisions.md "E-mail notifications"). The password is never in the file, never logged.
+ */
+export const DEFAULT_SMTP_PASSWORD_ENV = 'SVC_SMTP_PASSWORD';
+
 /** Every setting of the API server, validated. Times in the names' units. */
 export interface ServerSettings {
   readonly baseUrl: string;
@@ -162,13 +172,24 @@ export interface ServerSettings {
    * `/readyz` is bounded by it too. Default 2000.
    */
   readonly dependencyTimeoutMs: number;
-  readonly worker: { readonly enabled: boolean; readonly concurrency: number };
+  /**
+   * The worker: `enabled`, `concurrency`; `cancel_grace_ms` (default 10000): ms a
+   * processor may go on after its run's cancel fired its signal before it is abandoned
+   * and the run made `cancelled` (docs/CONTRACT.md "Runs lifecycle"); `demo_delay_ms`
+   * (default 500): the demo processor's run time.
+   */
+  readonly worker: { readonly enabled: boolean; readonly concurrency: number; readonly cancelGraceMs: number; readonly demoDelayMs: number };
   readonly sqlserver: { readonly connectTimeoutMs: number; readonly requestTimeoutMs: number; readonly poolMax: number };
   readonly accounts: readonly AccountSettings[];
   /** Where the catalog is: absent, the file's {@link ServerSettings.accounts}; `postgres`, a PostgreSQL catalog (then `accounts` is empty). */
   readonly catalog?: { readonly postgres: PostgresCatalogSettings };
   readonly deprecations: Readonly<Record<string, DeprecationSettings>>;
   readonly logLevel: string;
+  /**
+   * `runs.events_keepalive_ms` (default 15000): ms between two comment lines of an open
+   * run events stream (`GET /api/v1/runs/{run_id}/events`), so that proxies keep it open.
+   */
+  readonly runEventsKeepAliveMs: number;
   /** How SIGTERM / SIGINT stop the process (docs/CONTRACT.md "Dependencies and faults"). */
   readonly shutdown: ShutdownSettings;
   /** Durability of runs (issue "Faults" part 5). */
@@ -190,6 +211,18 @@ export interface ServerSettings {
   };
   /** Admin listener, CORS origins and trusted proxies (`observability/settings.ts`). */
   readonly observability: ObservabilitySettings;
+  /**
+   * `smtp`: where the e-mail a run's `notification_email` gets when the run ends is sent
+   * (adapter-email `SmtpNotifier`); absent: no e-mail, one log line says a notification was
+   * due (adapter-queue `LogNotifier`). File fields: `host`, `port` (default 465 when
+   * `secure`, else 587), `secure` (default false: STARTTLS when offered), `require_tls`
+   * (default false), `user`, `password_env` (the environment variable holding the password,
+   * default `SVC_SMTP_PASSWORD`; read here, never logged), `from`, `timeout_ms` (bound of
+   * one send attempt, default 10000). Source: docs/decisions.md "E-mail notifications".
+   */
+  readonly smtp?: SmtpSettings;
+  /** `webhooks`: retry schedule and SSRF rule of webhook deliveries (`webhook-settings.ts`). */
+  readonly webhooks: WebhooksSettings;
 }
 
 /** A configuration that does not validate; `message` names every bad field. */
@@ -256,12 +289,21 @@ export const configSchema = {
     runs: {
       type: 'object',
       additionalProperties: false,
-      properties: { retention_seconds: { type: 'integer', minimum: 60 }, max_finished_in_memory: { type: 'integer', minimum: 0 } },
+      properties: {
+        retention_seconds: { type: 'integer', minimum: 60 },
+        max_finished_in_memory: { type: 'integer', minimum: 0 },
+        events_keepalive_ms: { type: 'integer', minimum: 10, maximum: 600_000 },
+      },
     },
     worker: {
       type: 'object',
       additionalProperties: false,
-      properties: { enabled: { type: 'boolean' }, concurrency: { type: 'integer', minimum: 1, maximum: 1000 } },
+      properties: {
+        enabled: { type: 'boolean' },
+        concurrency: { type: 'integer', minimum: 1, maximum: 1000 },
+        cancel_grace_ms: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+        demo_delay_ms: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+      },
     },
     sqlserver: {
       type: 'object',
@@ -311,6 +353,7 @@ export const configSchema = {
               },
             },
           },
+          webhook_endpoints: { type: 'array', items: webhookEndpointSchema },
           connections: {
             type: 'array',
             items: {
@@ -374,6 +417,24 @@ export const configSchema = {
     },
     // admin_listen, cors, trusted_proxies (docs/decisions.md "Observability").
     ...observabilityProperties,
+    // E-mail when a run ends (docs/decisions.md "E-mail notifications"): see ServerSettings.smtp.
+    smtp: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['host', 'from'],
+      properties: {
+        host: { type: 'string', minLength: 1, maxLength: 253 },
+        port: { type: 'integer', minimum: 1, maximum: 65535 },
+        secure: { type: 'boolean' },
+        require_tls: { type: 'boolean' },
+        user: { type: 'string', minLength: 1 },
+        password_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+        // An address or `Name <address>`, on one line.
+        from: { type: 'string', minLength: 3, maxLength: 998, pattern: '^[^\\r\\n]*@[^\\r\\n]*$' },
+        timeout_ms: { type: 'integer', minimum: 100, maximum: 120_000 },
+      },
+    },
+    webhooks: webhooksSchema,
   },
 } as const;
 
@@ -424,6 +485,7 @@ function duplicatesIn(accounts: any[]): string[] {
     (a.connections ?? []).forEach((k: any, j: number) =>
       claim('connection', String(k.id).toLowerCase(), `${at}.connections[${j}]`, 'id', `connection "${String(k.id).toLowerCase()}"`),
     );
+    (a.webhook_endpoints ?? []).forEach((w: any, j: number) => claim('webhook_endpoint', w.id, `${at}.webhook_endpoints[${j}]`, 'id', `webhook endpoint "${w.id}"`));
   });
   return found;
 }
@@ -460,12 +522,15 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
       'invalid configuration:\n  accounts: must be absent or empty when catalog.postgres is set (the accounts live in the PostgreSQL catalog: svc-server accounts add …)',
     );
   }
+  const webhookErrors = webhookErrorsIn(c.accounts ?? [], env);
+  if (webhookErrors.length > 0) throw new ConfigError(`invalid configuration:\n${webhookErrors.map((d) => `  ${d}`).join('\n')}`);
   let observability: ObservabilitySettings;
   try {
     observability = observabilitySettingsFrom(c);
   } catch (error) {
     throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
   }
+  const smtp = smtpSettingsFrom(c.smtp, env);
   const cursorKey = env[CURSOR_KEY_ENV] || undefined;
   if (cursorKey !== undefined && Buffer.byteLength(cursorKey, 'utf8') < 32) {
     throw new ConfigError(`invalid configuration:\n  ${CURSOR_KEY_ENV}: must be at least 32 bytes (list cursors are signed with it)`);
@@ -498,7 +563,13 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
     ...opt('redisUrl', (c.redis_url as string | undefined) ?? (env['REDIS_URL'] || undefined)),
     redisPrefix: c.redis_prefix ?? 'svc',
     dependencyTimeoutMs: c.dependency_timeout_ms ?? 2000,
-    worker: { enabled: c.worker?.enabled ?? true, concurrency: c.worker?.concurrency ?? 4 },
+    worker: {
+      enabled: c.worker?.enabled ?? true,
+      concurrency: c.worker?.concurrency ?? 4,
+      cancelGraceMs: c.worker?.cancel_grace_ms ?? DEFAULT_CANCEL_GRACE_MS,
+      demoDelayMs: c.worker?.demo_delay_ms ?? 500,
+    },
+    runEventsKeepAliveMs: c.runs?.events_keepalive_ms ?? 15_000,
     sqlserver: {
       connectTimeoutMs: c.sqlserver?.connect_timeout_ms ?? 15_000,
       requestTimeoutMs: c.sqlserver?.request_timeout_ms ?? 30_000,
@@ -528,6 +599,7 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
               },
         ),
       })),
+      webhookEndpoints: webhookEndpointsOf(a.webhook_endpoints, env),
     })),
     ...opt(
       'catalog',
@@ -567,6 +639,32 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
       ...opt('publicSandboxAvailable', c.index?.public_sandbox_available as boolean | undefined),
     },
     observability,
+    ...opt('smtp', smtp),
+    webhooks: webhooksSettingsOf(c.webhooks),
+  };
+}
+
+/**
+ * `smtp` of the file (already schema-valid) with its defaults, and the password read from
+ * the variable `password_env` names.
+ * @throws ConfigError naming `smtp.password_env` when `user` is set and that variable is unset or empty.
+ */
+function smtpSettingsFrom(s: any, env: NodeJS.ProcessEnv): SmtpSettings | undefined {
+  if (s === undefined) return undefined;
+  const passwordEnv: string = s.password_env ?? DEFAULT_SMTP_PASSWORD_ENV;
+  const password = env[passwordEnv] || undefined;
+  if (s.user !== undefined && password === undefined) {
+    throw new ConfigError(`invalid configuration:\n  smtp.password_env: the environment variable ${passwordEnv} is not set (smtp.user needs a password)`);
+  }
+  const secure: boolean = s.secure ?? false;
+  return {
+    host: s.host,
+    port: s.port ?? (secure ? 465 : 587),
+    secure,
+    requireTls: s.require_tls ?? false,
+    ...(s.user !== undefined ? { user: s.user as string, password: password as string } : {}),
+    from: s.from,
+    timeoutMs: s.timeout_ms ?? 10_000,
   };
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

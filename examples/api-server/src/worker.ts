@@ -2,6 +2,10 @@
  * A worker alone: `pnpm worker --config FILE` (or `SVC_CONFIG`; pnpm's literal `--` is dropped). Processes the runs
  * the API instances queue in Redis with the demo processor; needs `redis_url` (or
  * `REDIS_URL`): without Redis, runs live in the API process and its own worker runs them.
+ * The runs it finishes get the e-mail of `smtp` (docs/decisions.md "E-mail notifications"), counted on its
+ * admin port; without `smtp`, a log line.
+ * And their webhooks (docs/decisions.md "Webhooks"): the endpoints of the PostgreSQL catalog
+ * with `catalog.postgres` (opened here, closed at stop), else of the configuration's accounts.
  * SIGTERM / SIGINT: stop taking runs, finish those in progress for at most
  * `shutdown_grace_ms`, close the Redis clients within `shutdown_close_budget_ms`; exit 0
  * when nothing was abandoned, else 1 with one log line naming it (an abandoned run stays
@@ -11,16 +15,20 @@
  * queue wait and depth), `/livez` and `/readyz` (Redis).
  */
 import { parseArgs } from 'node:util';
-import { BullMqRuns, DemoRunProcessor, LogNotifier, RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue';
-import { createWorker, type RunWorker } from '@svc/core';
+import { BullMqRuns, DemoRunProcessor, RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue';
+import { createWorker, FanOutNotifier, type RunWorker } from '@svc/core';
 import { pino } from 'pino';
 import { scriptArgs } from './command-line.js';
-import { bullMqSettingsOf, checkRedisDurability } from './container.js';
+import type { PostgresCatalog } from '@svc/adapter-postgres';
+import { bullMqSettingsOf, checkRedisDurability, openCatalog } from './container.js';
+import { emailNotifier } from './notifications.js';
 import { ConfigError, loadSettings } from './settings.js';
 import { closeSteps, droppedClientNotes, exitAfterStop, stopBoundMs, type StopReport } from './shutdown.js';
 import { startAdminListener, type AdminListener } from './observability/admin-listener.js';
 import { PrometheusTelemetry } from './observability/metrics.js';
 import { startTracing, TRACING_FLUSH_MS } from './observability/tracing.js';
+import { LiveCatalogs } from './live-catalogs.js';
+import { startWebhooks, type Webhooks } from './webhooks.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ args: scriptArgs(process.argv.slice(2)), options: { config: { type: 'string' } }, strict: true });
@@ -31,6 +39,8 @@ async function main(): Promise<void> {
   const tracing = await startTracing(process.env);
   const { graceMs, closeBudgetMs } = settings.shutdown;
   let admin: AdminListener | undefined;
+  // Set once started; the stop handler, armed before, closes it.
+  const stoppable: { webhooks?: Webhooks; catalog?: PostgresCatalog | undefined } = {};
   // Handlers first: a signal while starting is noted (and the guard armed) at once; the
   // bounded stop begins as soon as the start is done (a job may already be taken).
   let started!: (worker: { runs: BullMqRuns; worker: RunWorker }) => void;
@@ -44,6 +54,10 @@ async function main(): Promise<void> {
       logger,
       workerStarted
         .then(({ runs, worker }) => stopRuns(runs, worker, graceMs, closeBudgetMs))
+        // After the runs: a run finished in the grace still queues its deliveries (in Redis).
+        .then(async (report) => (await stoppable.webhooks?.close(closeBudgetMs), report))
+        // The catalog last: the deliveries read their endpoints from it. Bounded by its timeout_ms.
+        .then(async (report) => (await within(stoppable.catalog?.close() ?? Promise.resolve(), closeBudgetMs), report))
         .finally(() => Promise.all([admin?.close(), tracing && within(tracing.shutdown(), TRACING_FLUSH_MS)])),
       stopBoundMs(settings.shutdown, false),
     );
@@ -61,12 +75,33 @@ async function main(): Promise<void> {
   const readiness = { redis: () => runs.ready() };
   const telemetry = new PrometheusTelemetry({ queueDepth: () => runs.queueDepth(), readiness, logger });
   let worker: RunWorker;
+  // Webhook deliveries (docs/decisions.md "Webhooks"): queued by this worker's notifier, delivered here too.
+  // Endpoints from the PostgreSQL catalog with catalog.postgres (kept current by its NOTIFY), else the configuration's accounts.
+  let catalog: PostgresCatalog | undefined;
   try {
-    worker = await createWorker({ backend: runs, processor: new DemoRunProcessor(), notifier: new LogNotifier(logger), logger, concurrency: settings.worker.concurrency, telemetry });
+    catalog = stoppable.catalog = await openCatalog(settings, logger);
+  } catch (error) {
+    await runs.close(true, 0);
+    throw error;
+  }
+  const webhooks = (stoppable.webhooks = startWebhooks(settings, (catalog ?? new LiveCatalogs(settings.accounts)).webhookEndpoints, { logger, telemetry, deliver: true }));
+  try {
+    // E-mail when a run ends (docs/decisions.md "E-mail notifications"): SMTP when `smtp` is set, else the log line; and webhooks ("Webhooks").
+    const notifier = new FanOutNotifier([await emailNotifier(settings, logger, telemetry), webhooks.notifier], logger);
+    worker = await createWorker({
+      backend: runs,
+      processor: new DemoRunProcessor({ delayMs: settings.worker.demoDelayMs }),
+      notifier,
+      logger,
+      concurrency: settings.worker.concurrency,
+      cancelGraceMs: settings.worker.cancelGraceMs,
+      telemetry,
+    });
     const { admin: listen } = settings.observability;
     if (listen.enabled) admin = await startAdminListener({ host: listen.host, port: listen.workerPort }, telemetry, { readiness, isDraining: () => stopping, logger });
   } catch (error) {
-    await runs.close(true, 0);
+    await Promise.all([runs.close(true, 0), webhooks.close(0)]);
+    await within(catalog?.close() ?? Promise.resolve(), closeBudgetMs);
     throw error;
   }
   started({ runs, worker });

@@ -299,7 +299,7 @@ describe('svc-server, the admin CLI (built, as a child process)', function () {
 
   it('usage errors are one line naming the command and exit 2, never a stack trace or the help text', async function () {
     const cases: [string[], string][] = [
-      [[], 'svc-server: missing command: one of keys, tokens, accounts, agents, connections, config, migrate'],
+      [[], 'svc-server: missing command: one of keys, tokens, accounts, agents, connections, webhook-endpoints, config, migrate'],
       [['keys'], 'svc-server keys: missing command: one of create, list, revoke, rotate'],
       [['frob'], "svc-server: unknown command 'frob'"],
       [['keys', 'delete'], "svc-server keys: unknown command 'delete'"],
@@ -330,7 +330,7 @@ describe('svc-server, the admin CLI (built, as a child process)', function () {
       expect(out.stdout).to.include('Exit codes:').and.include('69  catalog unavailable');
       seen.push(path.join(' '));
       const commands = /\nCommands:\n([\s\S]*?)\n\n/u.exec(out.stdout)?.[1] ?? '';
-      const names = [...commands.matchAll(/^ {2}([a-z]+)/gmu)].map((m) => m[1]!).filter((n) => n !== 'help');
+      const names = [...commands.matchAll(/^ {2}([a-z][a-z-]*)/gmu)].map((m) => m[1]!).filter((n) => n !== 'help');
       await Promise.all(names.map((name) => visit([...path, name])));
     };
     await visit([]);
@@ -344,6 +344,7 @@ describe('svc-server, the admin CLI (built, as a child process)', function () {
         'keys', 'keys create', 'keys list', 'keys revoke', 'keys rotate',
         'migrate',
         'tokens', 'tokens create', 'tokens list', 'tokens revoke',
+        'webhook-endpoints', 'webhook-endpoints add', 'webhook-endpoints list', 'webhook-endpoints remove',
       ].sort(),
     );
     const viaHelp = await admin(['help', 'keys']);

@@ -3,9 +3,8 @@ import { eventually } from '@svc/core/testing';
 import { addresses, AGENTS, e2eConfig, SECRETS } from './support/fixture.js';
 import { apiKey, call, expectData } from '../../../tools/test-support/http.js';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
-import { logLines, spawnNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
+import { logLines, spawnBuilt, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
-const MAIN = 'examples/api-server/src/main.ts';
 
 describe('durability of runs: Redis settings checked at start, bounded in-memory run store (child processes)', function () {
   this.timeout(30_000);
@@ -28,7 +27,7 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
     redis = await startRedisServer({ args: ['--appendonly', 'no'] });
     const at = await addresses();
     const path = await writeConfig(dir.path, e2eConfig(at, { redis_url: redis.url, redis_prefix: 'durable-test', redis: { require_durable: true } }));
-    const child = spawnNode(MAIN, ['--config', path]);
+    const child = await spawnBuilt('main', ['--config', path]);
     const exit = await child.exited;
     expect(exit.code, child.stderr()).to.equal(2);
     expect(child.stderr()).to.match(/redis\.require_durable is true, but Redis appendonly is no \(needs yes\)/u);

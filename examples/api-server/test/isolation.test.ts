@@ -239,6 +239,31 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
         { name: 'If-None-Match', options: { headers: { ...B.key, 'if-none-match': '"x"' } } },
       ],
     },
+    // The owner's first call cancels A's run (200), then 409 run_final: never the 404 of a missing one.
+    cancelRun: {
+      kind: 'resource',
+      targets: () => [{ name: "A's run", foreign: { run_id: runOfA }, missing: { run_id: uuidLike() }, owner: apiKey(SECRETS.keyA) }],
+      variants: [
+        { name: 'an API key', options: { headers: B.key } },
+        { name: 'an API key as a bearer', options: { headers: B.bearerKey } },
+        { name: 'a JSON body', options: { headers: B.key, json: {} } },
+        { name: 'an OAuth token with runs:write', options: { headers: B.tokenWrite } },
+        { name: 'an OAuth token without scopes', options: { headers: B.tokenNoScope } },
+      ],
+    },
+    // A's run is final once cancelRun's probe ran: the owner's stream answers its history and closes.
+    streamRunEvents: {
+      kind: 'resource',
+      targets: () => [{ name: "A's run", foreign: { run_id: runOfA }, missing: { run_id: uuidLike() }, owner: apiKey(SECRETS.keyA) }],
+      variants: [
+        { name: 'an API key', options: { headers: B.key } },
+        { name: 'an API key as a bearer', options: { headers: B.bearerKey } },
+        { name: 'HEAD', method: 'HEAD', options: { headers: B.key } },
+        { name: 'Last-Event-ID', options: { headers: { ...B.key, 'last-event-id': '1-0' } } },
+        { name: 'an OAuth token with runs:read', options: { headers: B.tokenWrite } },
+        { name: 'an OAuth token without scopes', options: { headers: B.tokenNoScope } },
+      ],
+    },
 
     // Discovery of agents and connections (docs/CONTRACT.md "Discovery"): reads are resource
     // probes; lists are `list` probes (A's ids never in any page B gets).

@@ -3,9 +3,8 @@ import { request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import { addresses, e2eConfig, SECRETS, SQL_A, type Addresses } from './support/fixture.js';
-import { runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
+import { runBuilt, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 
-const MAIN = 'examples/api-server/src/main.ts';
 
 /** Resolves `refused` when nothing listens on the port any more, `open` when something does. */
 function probe(port: number): Promise<'open' | 'refused'> {
@@ -61,11 +60,11 @@ describe('examples/api-server lifecycle (child process)', function () {
     (config['accounts'] as { api_keys?: { sha256: string }[] }[])[0]!.api_keys![0]!.sha256 = 'not-a-digest';
     const invalidPath = await writeConfig(dir.path, config);
     const brokenPath = await writeConfig(dir.path, 'listen: [unclosed\n  port: 8080', 'broken.yaml');
-    // Three processes at once: each takes seconds to load from source.
+    // Three processes at once: each takes about a second to start on a busy machine.
     const [invalid, broken, missing] = await Promise.all([
-      runNode(MAIN, ['--config', invalidPath]),
-      runNode(MAIN, ['--config', brokenPath]),
-      runNode(MAIN, ['--config', `${dir.path}/nowhere.yaml`]),
+      runBuilt('main', ['--config', invalidPath]),
+      runBuilt('main', ['--config', brokenPath]),
+      runBuilt('main', ['--config', `${dir.path}/nowhere.yaml`]),
     ]);
     expect(invalid.code, invalid.stderr).to.equal(2);
     expect(invalid.stderr).to.include('rate_limits.credential.requests');

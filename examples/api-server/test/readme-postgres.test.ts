@@ -44,7 +44,7 @@ describe('README "A catalog for several instances (PostgreSQL)": every command s
       printf: async () => expect(loadSettings(config, {}).catalog?.postgres).to.deep.include({ urlEnv: 'SVC_CATALOG_URL', schema }),
       migrate: async (out) => {
         expect(out.stdout).to.match(/^applied \d+ migrations: 0001_catalog_tables/u);
-        expect(await row('select count(*)::int as n from information_schema.tables where table_schema = $1', schema)).to.deep.equal({ n: 7 });
+        expect(await row('select count(*)::int as n from information_schema.tables where table_schema = $1', schema)).to.deep.equal({ n: 8 });
       },
       'accounts add': async (out) => expect(await row(`select id from "${schema}".accounts where id = $1`, quoted(out)[0])).to.not.equal(undefined),
       'agents add': async (out) => expect(await row(`select account_id from "${schema}".agents where id = $1`, quoted(out)[0])).to.deep.equal({ account_id: quoted(out)[1] }),
@@ -52,6 +52,13 @@ describe('README "A catalog for several instances (PostgreSQL)": every command s
         const secret = secretOf(out, 'svc-');
         expect(await row(`select sha256 from "${schema}".credentials where id = $1`, quoted(out)[0])).to.deep.equal({ sha256: sha256Hex(secret) });
       },
+      'webhook-endpoints add': async (out) =>
+        expect(await row(`select account_id, url, secret_env, secret_encrypted from "${schema}".webhook_endpoints where id = $1`, quoted(out)[0])).to.deep.equal({
+          account_id: quoted(out)[1],
+          url: 'https://hooks.example.com/svc',
+          secret_env: 'SVC_WEBHOOK_SECRET_CI',
+          secret_encrypted: null,
+        }),
       'config validate': async (out) => expect(out.stdout).to.match(/ is valid: 1 accounts, 1 API keys, 0 OAuth tokens, 1 agents, 0 connections/u),
       'keys revoke': async (out) => {
         const revoked = await row(`select revoked_at from "${schema}".credentials where id = $1`, quoted(out)[0]);
@@ -61,7 +68,7 @@ describe('README "A catalog for several instances (PostgreSQL)": every command s
 
     const ran: string[] = [];
     for (const line of lines) {
-      const words = /^(export|printf) /u.exec(line) ?? /pnpm admin((?: [a-z]+(?= |$)){1,2})/u.exec(line);
+      const words = /^(export|printf) /u.exec(line) ?? /pnpm admin((?: [a-z][a-z-]*(?= |$)){1,2})/u.exec(line);
       const key = words === null ? line : words[1]!.trim();
       const effect = effects[key];
       expect(effect, `no effect check for the README line: ${line}`).to.be.a('function');
@@ -71,6 +78,6 @@ describe('README "A catalog for several instances (PostgreSQL)": every command s
       await effect!(out, line);
       ran.push(key);
     }
-    expect(ran).to.deep.equal(['export', 'printf', 'migrate', 'accounts add', 'agents add', 'keys create', 'config validate', 'keys revoke']);
+    expect(ran).to.deep.equal(['export', 'printf', 'migrate', 'accounts add', 'agents add', 'keys create', 'webhook-endpoints add', 'config validate', 'keys revoke']);
   });
 });

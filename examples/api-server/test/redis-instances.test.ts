@@ -39,7 +39,7 @@ describe('API instances sharing Redis', function () {
       worker: { enabled: options.worker, concurrency: 2 },
       log_level: script === 'worker' ? 'info' : 'warn',
       shutdown_grace_ms: 2000,
-      accounts: [{ id: 'acct_shared', api_keys: [{ id: 'key_shared', sha256: sha256Hex(API_KEY) }], agents: [{ id: AGENT }, { id: 'agent_other' }] }],
+      accounts: [{ id: 'acct_shared', api_keys: [{ id: 'key_shared', sha256: sha256Hex(API_KEY) }], agents: [{ id: AGENT }, { id: 'agent_other' }, { id: 'agent_idem' }] }],
     });
     children.push(child);
     return child;
@@ -73,6 +73,35 @@ describe('API instances sharing Redis', function () {
     // Another agent of the same credential still passes on any instance.
     expect((await startRun(instances[1]!.base, 'agent_other')).status).to.equal(202);
     await Promise.all(instances.map((instance) => instance.kill()));
+  });
+
+  it('shares Idempotency-Keys through Redis: one key sent 6 times at once over two instances makes one run, the rest replays or 409', async function () {
+    const [one, two] = await Promise.all([0, 1].map(() => startProcess('main', { worker: false })));
+    const key = `instances-${process.pid}-${Date.now()}`;
+    const send = (base: string): Promise<Response> =>
+      fetch(`${base}/api/v1/agents/agent_idem/run`, {
+        method: 'POST',
+        headers: { 'X-API-Key': API_KEY, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        body: JSON.stringify({ message: 'once' }),
+      });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => send((i % 2 === 0 ? one : two)!.base)));
+    const bodies = await Promise.all(answers.map((r) => r.text()));
+    const fresh = answers.filter((r) => r.status === 202 && r.headers.get('idempotent-replayed') === null);
+    expect(fresh, answers.map((r) => r.status).join(',')).to.have.length(1);
+    const freshBody = bodies[answers.indexOf(fresh[0]!)];
+    answers.forEach((r, i) => {
+      if (r === fresh[0]) return;
+      if (r.status === 202) expect(bodies[i]).to.equal(freshBody);
+      else expect([r.status, r.headers.get('retry-after')]).to.deep.equal([409, '1']);
+    });
+    // Settled: every instance replays the first answer byte for byte.
+    for (const instance of [one, two]) {
+      const replay = await send(instance!.base);
+      expect([replay.status, replay.headers.get('idempotent-replayed'), await replay.text()]).to.deep.equal([202, 'true', freshBody]);
+    }
+    const listed = await fetch(`${one!.base}/api/v1/runs?agent_id=agent_idem`, { headers: { 'X-API-Key': API_KEY } });
+    expect(((await listed.json()) as { data: unknown[] }).data).to.have.length(1);
+    await Promise.all([one, two].map((instance) => instance!.kill()));
   });
 
   it("pages a list across instances without SVC_CURSOR_KEY: a cursor one instance signed, another accepts (the key is shared through Redis)", async function () {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { ConfigError, DuplicateIdError, loadSettings, type ServerSettings } from '../src/settings.js';
+import { ConfigError, DuplicateIdError, loadSettings, settingsFrom, type ServerSettings } from '../src/settings.js';
 
 const EXAMPLE = fileURLToPath(new URL('../config.example.yaml', import.meta.url));
 
@@ -30,6 +30,41 @@ describe('settings', function () {
       expect(() => validate({ catalog: { postgres: { url: 'postgres://u:p@h/db' } } })).to.throw(ConfigError, /catalog\.postgres\.url\b/u);
       expect(() => validate({ catalog: { postgres: { schema: 'Bad-Name' } } })).to.throw(ConfigError, /catalog\.postgres\.schema/u);
       expect(() => validate({ catalog: { postgres: { url_env: 'not a name' } } })).to.throw(ConfigError, /catalog\.postgres\.url_env/u);
+    });
+  });
+
+  describe('smtp (docs/decisions.md "E-mail notifications")', function () {
+    it('reads host, port, TLS, user, from and timeout with defaults; the password from SVC_SMTP_PASSWORD or the variable password_env names', function () {
+      expect(validate({ smtp: { host: 'smtp.example.com', from: 'runs@example.com' } }).smtp).to.deep.equal({
+        host: 'smtp.example.com',
+        port: 587,
+        secure: false,
+        requireTls: false,
+        from: 'runs@example.com',
+        timeoutMs: 10_000,
+      });
+      expect(validate({ smtp: { host: 'h', from: 'a@b', secure: true } }).smtp?.port).to.equal(465);
+      expect(settingsFrom({ smtp: { host: 'h', from: 'Runs <a@b.example>', user: 'mailer', port: 2525, require_tls: true, timeout_ms: 500 } }, { SVC_SMTP_PASSWORD: 'pw-from-env' }).smtp).to.deep.equal({
+        host: 'h',
+        port: 2525,
+        secure: false,
+        requireTls: true,
+        user: 'mailer',
+        password: 'pw-from-env',
+        from: 'Runs <a@b.example>',
+        timeoutMs: 500,
+      });
+      expect(settingsFrom({ smtp: { host: 'h', from: 'a@b', user: 'mailer', password_env: 'MAIL_PW' } }, { MAIL_PW: 'other' }).smtp?.password).to.equal('other');
+      expect(validate({}).smtp).to.equal(undefined);
+    });
+
+    it('refuses a user without its password variable, a password in the file, a from without @ or on two lines, naming the field', function () {
+      expect(() => settingsFrom({ smtp: { host: 'h', from: 'a@b', user: 'mailer' } }, {})).to.throw(ConfigError, /smtp\.password_env: the environment variable SVC_SMTP_PASSWORD is not set/u);
+      expect(() => validate({ smtp: { host: 'h', from: 'a@b', password: 'inline-secret' } })).to.throw(ConfigError, /smtp\.password\b/u);
+      expect(() => validate({ smtp: { host: 'h', from: 'nobody' } })).to.throw(ConfigError, /smtp\.from/u);
+      expect(() => validate({ smtp: { host: 'h', from: 'a@b\r\nBcc: x@y' } })).to.throw(ConfigError, /smtp\.from/u);
+      expect(() => validate({ smtp: { from: 'a@b' } })).to.throw(ConfigError, /smtp\.host/u);
+      expect(() => validate({ smtp: { host: 'h', from: 'a@b', timeout_ms: 10 } })).to.throw(ConfigError, /smtp\.timeout_ms/u);
     });
   });
 

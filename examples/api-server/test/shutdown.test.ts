@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { eventually } from '@svc/core/testing';
 import { addresses, AGENTS, e2eConfig, SECRETS, type Addresses } from './support/fixture.js';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
-import { exitWithin, logLines, spawnNode, startServerProcess, tempDir, writeConfig, type Child, type ServerProcess } from './support/server-process.js';
+import { exitWithin, logLines, spawnBuilt, startServerProcess, tempDir, writeConfig, type Child, type ServerProcess } from './support/server-process.js';
 
 /** The lines at level error (50) or above. */
 function errorLines(child: Child): Record<string, unknown>[] {
@@ -191,7 +191,7 @@ describe('examples/api-server: SIGTERM with Redis lost or paused (child processe
   it('standalone worker, Redis SIGKILLed, no run in progress: exits 0 within grace + budget', async function () {
     const at = await addresses();
     const r = redis!;
-    const worker = spawnNode('examples/api-server/src/worker.ts', ['--config', await writeConfig(dir.path, redisConfig(at, r))]);
+    const worker = await spawnBuilt('worker', ['--config', await writeConfig(dir.path, redisConfig(at, r))]);
     children.push(worker);
     await eventually(() => worker.hasExited() || worker.stdout().includes('worker started'), 'the worker to start', 20_000, 20);
     await r.kill();
@@ -207,7 +207,7 @@ describe('examples/api-server: SIGTERM with Redis lost or paused (child processe
   it('standalone worker, Redis SIGSTOPped: exits 1 within grace + budget, one line naming the dropped clients', async function () {
     const at = await addresses();
     const r = redis!;
-    const worker = spawnNode('examples/api-server/src/worker.ts', ['--config', await writeConfig(dir.path, redisConfig(at, r))]);
+    const worker = await spawnBuilt('worker', ['--config', await writeConfig(dir.path, redisConfig(at, r))]);
     children.push(worker);
     await eventually(() => worker.hasExited() || worker.stdout().includes('worker started'), 'the worker to start', 20_000, 20);
     r.pause();

@@ -13,10 +13,8 @@ import { loadSettings } from '../src/settings.js';
 import { REDIS_URL, uniquePrefix } from '../../../tools/test-support/redis.js';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { addresses, AGENTS, e2eConfig, SECRETS } from './support/fixture.js';
-import { exitWithin, logLines, spawnNode, startServerProcess, tempDir, writeConfig, type Child } from './support/server-process.js';
+import { exitWithin, logLines, spawnBuilt, startServerProcess, tempDir, writeConfig, type Child } from './support/server-process.js';
 
-const MAIN = 'examples/api-server/src/main.ts';
-const WORKER = 'examples/api-server/src/worker.ts';
 
 describe('examples/api-server: stop paths', function () {
   this.timeout(40_000);
@@ -94,7 +92,7 @@ describe('examples/api-server: stop paths', function () {
     const path = await writeConfig(dir.path, config);
     // Paused, Redis holds the start in its first step (the durability check).
     r.pause();
-    const child = spawnNode(MAIN, ['--config', path]);
+    const child = await spawnBuilt('main', ['--config', path]);
     children.push(child);
     await eventually(() => child.hasExited() || child.stdout().includes('"msg":"starting"'), 'the server to begin starting', 20_000, 10);
     child.process.kill('SIGTERM');
@@ -119,7 +117,7 @@ describe('examples/api-server: stop paths', function () {
     const at = await addresses();
     const prefix = uniquePrefix('worker');
     // `-- --config`: what `pnpm worker -- --config f` hands the script under pnpm 12.
-    const worker = spawnNode(WORKER, ['--', '--config', await writeConfig(dir.path, e2eConfig(at, { redis_url: r.url, redis_prefix: prefix, runs: { retention_seconds: 3_600 }, log_level: 'info' }))]);
+    const worker = await spawnBuilt('worker', ['--', '--config', await writeConfig(dir.path, e2eConfig(at, { redis_url: r.url, redis_prefix: prefix, runs: { retention_seconds: 3_600 }, log_level: 'info' }))]);
     children.push(worker);
     await eventually(() => worker.hasExited() || worker.stdout().includes('worker started'), 'the worker to start', 20_000, 20);
     expect(worker.hasExited(), worker.stderr()).to.equal(false);
@@ -139,7 +137,7 @@ describe('examples/api-server: stop paths', function () {
     } finally {
       await runs.close(true, 0);
     }
-    const strict = spawnNode(WORKER, ['--config', await writeConfig(dir.path, e2eConfig(at, { redis_url: r.url, redis_prefix: prefix, redis: { require_durable: true } }), 'strict.yaml')]);
+    const strict = await spawnBuilt('worker', ['--config', await writeConfig(dir.path, e2eConfig(at, { redis_url: r.url, redis_prefix: prefix, redis: { require_durable: true } }), 'strict.yaml')]);
     children.push(strict);
     const exit = await exitWithin(strict, 15_000);
     expect(exit.code, strict.stderr()).to.equal(2);

@@ -51,6 +51,30 @@ export interface ConnectionEntry {
   readonly sqlserver?: SqlServerDetails;
 }
 
+/** A webhook endpoint of an account, as the admin CLI lists it: never its signing secret. */
+export interface WebhookEndpointEntry {
+  /** Unique across the whole catalog (docs/CONTRACT.md "Isolation between accounts"). */
+  readonly id: string;
+  readonly accountId: string;
+  /** `http:` or `https:` URL the deliveries are POSTed to. */
+  readonly url: string;
+  /** Run event types delivered (core's `RUN_EVENT_TYPES`). */
+  readonly events: readonly string[];
+  /** The environment variable the server reads the secret from; absent: the secret is stored encrypted in the catalog. */
+  readonly secretEnv?: string;
+}
+
+/** Input of {@link CatalogAdmin.addWebhookEndpoint}. */
+export interface NewWebhookEndpointEntry {
+  readonly id: string;
+  readonly accountId: string;
+  readonly url: string;
+  /** Absent: core's `FINAL_RUN_EVENT_TYPES`. */
+  readonly events?: readonly string[];
+  /** `{ env }`: the server's variable holding the secret; `{ value }`: the secret (`whsec_…`), stored encrypted with the catalog key. */
+  readonly secret: { readonly env: string } | { readonly value: string };
+}
+
 /** What a valid catalog holds, counted. */
 export interface CatalogSummary {
   readonly accounts: number;
@@ -74,9 +98,11 @@ export interface MigrationReport {
  * - `invalid`: the catalog, or the catalog after the change, does not validate (the
  *   message names the field);
  * - `unavailable`: the catalog cannot be read or written (file missing or not writable,
- *   database unreachable).
+ *   database unreachable);
+ * - `unsupported`: this catalog does not do that operation (the message says what to do
+ *   instead, e.g. edit the YAML file).
  */
-export type CatalogAdminErrorKind = 'not_found' | 'conflict' | 'invalid' | 'unavailable';
+export type CatalogAdminErrorKind = 'not_found' | 'conflict' | 'invalid' | 'unavailable' | 'unsupported';
 
 /** A catalog operation that failed for a reason the operator can act on; `message` is one line. */
 export class CatalogAdminError extends Error {
@@ -151,6 +177,20 @@ export interface CatalogAdmin {
   addConnection(connection: ConnectionEntry): Promise<void>;
   /** @returns the connection removed. @throws CatalogAdminError `not_found`. */
   removeConnection(id: string): Promise<ConnectionEntry>;
+
+  /**
+   * Webhook endpoints of one account or (absent) all, never their secrets.
+   * @throws CatalogAdminError `not_found` for an unknown account; `unsupported` where the catalog does not hold endpoints this way.
+   */
+  listWebhookEndpoints(accountId?: string): Promise<readonly WebhookEndpointEntry[]>;
+  /**
+   * Adds a webhook endpoint (docs/decisions.md "Webhooks").
+   * @throws CatalogAdminError `not_found` (account), `conflict` (id exists, naming its holder),
+   *   `invalid` (a bad field named; the catalog key missing for a secret to encrypt), `unsupported`.
+   */
+  addWebhookEndpoint(endpoint: NewWebhookEndpointEntry): Promise<void>;
+  /** @returns the endpoint removed. @throws CatalogAdminError `not_found`, `unsupported`. */
+  removeWebhookEndpoint(id: string): Promise<WebhookEndpointEntry>;
 
   /**
    * Validates the whole configuration as the server does at start.

@@ -12,8 +12,9 @@ import {
   type ConnectionRecord,
   type CredentialRecord,
   type CatalogAgent,
+  type WebhookEndpointRecord,
 } from '@svc/adapter-postgres';
-import { DependencyUnavailableError, type CredentialKind as CoreCredentialKind } from '@svc/core';
+import { DependencyUnavailableError, type CredentialKind as CoreCredentialKind, type RunEventType } from '@svc/core';
 import type { PostgresCatalogSettings } from '../settings.js';
 import {
   CatalogAdminError,
@@ -26,6 +27,8 @@ import {
   type CredentialEntry,
   type CredentialKind,
   type MigrationReport,
+  type NewWebhookEndpointEntry,
+  type WebhookEndpointEntry,
 } from './catalog-admin.js';
 
 /**
@@ -89,6 +92,14 @@ function connectionOf(k: ConnectionRecord): ConnectionEntry {
         }),
   };
 }
+
+const endpointOf = (w: WebhookEndpointRecord): WebhookEndpointEntry => ({
+  id: w.endpointId,
+  accountId: w.accountId,
+  url: w.url,
+  events: w.events,
+  ...('env' in w.secret ? { secretEnv: w.secret.env } : {}),
+});
 
 /**
  * Runs `operation`, turning the adapter's failures into {@link CatalogAdminError}s whose
@@ -233,6 +244,28 @@ export class PostgresCatalogAdmin implements CatalogAdmin {
 
   removeConnection(id: string): Promise<ConnectionEntry> {
     return this.admin(async (c) => connectionOf(await c.admin.removeConnection(id)));
+  }
+
+  listWebhookEndpoints(accountId?: string): Promise<readonly WebhookEndpointEntry[]> {
+    return this.admin(async (c) => (await c.admin.listWebhookEndpoints(accountId === undefined ? {} : { accountId })).map(endpointOf));
+  }
+
+  /** A secret value is encrypted with the catalog key (`SVC_CATALOG_KEY` in this process's environment). */
+  addWebhookEndpoint(endpoint: NewWebhookEndpointEntry): Promise<void> {
+    return this.admin(async (c) => {
+      await c.admin.addWebhookEndpoint({
+        id: endpoint.id,
+        accountId: endpoint.accountId,
+        url: endpoint.url,
+        secret: endpoint.secret,
+        // Checked by the adapter (CatalogInvalidError naming `events`).
+        ...(endpoint.events === undefined ? {} : { events: endpoint.events as readonly RunEventType[] }),
+      });
+    });
+  }
+
+  removeWebhookEndpoint(id: string): Promise<WebhookEndpointEntry> {
+    return this.admin(async (c) => endpointOf(await c.admin.removeWebhookEndpoint(id)));
   }
 
   /** The catalog answers (`ping`) and is migrated (opening it checks), and what it holds, counted. */

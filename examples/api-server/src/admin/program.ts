@@ -1,12 +1,12 @@
 /**
  * `svc-server`, the admin CLI of the API server (issue 13 part 3): accounts, API keys, OAuth
- * tokens, agents and connections of the catalog the configuration names, on commander.
+ * tokens, agents, connections and (PostgreSQL catalog) webhook endpoints of the catalog the configuration names, on commander.
  * Every failure is one line on stderr and an exit code of {@link EXIT_CODES}; nothing else
  * (no stack trace, no help text) is written to stderr.
  */
-import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { sha256Hex, SUPPORTED_SCOPES } from '@svc/core';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { RUN_EVENT_TYPES, sha256Hex, SUPPORTED_SCOPES, WEBHOOK_SECRET_PREFIX } from '@svc/core';
 import { newSecret } from '../dev-account.js';
 import { CatalogAdminError, type CatalogAdmin, type CatalogAdminErrorKind, type CredentialEntry, type CredentialKind } from './catalog-admin.js';
 
@@ -38,6 +38,8 @@ const EXIT_FOR_KIND = {
   conflict: EXIT_CODES.conflict,
   invalid: EXIT_CODES.invalid,
   unavailable: EXIT_CODES.unavailable,
+  // An operation this catalog does not do (webhook endpoints of a YAML file): a usage error, the line says what to do.
+  unsupported: EXIT_CODES.usage,
 } as const satisfies Record<CatalogAdminErrorKind, number>;
 
 const EPILOGUE = `
@@ -51,9 +53,10 @@ naming both places. Secrets are printed once, on stdout; only their SHA-256 dige
 Exit codes:
   ${EXIT_CODES.ok}   done
   ${EXIT_CODES.failure}   an unexpected error (a bug)
-  ${EXIT_CODES.usage}   usage: unknown command or option, missing or bad argument, no --config
+  ${EXIT_CODES.usage}   usage: unknown command or option, missing or bad argument, no --config, or a command
+      the catalog does not do (webhook endpoints of a YAML file: edit the file)
   ${EXIT_CODES.invalid}   invalid configuration: the file, or the file after the change, does not validate
-  ${EXIT_CODES.notFound}   not found: no such account, credential, agent or connection
+  ${EXIT_CODES.notFound}   not found: no such account, credential, agent, connection or webhook endpoint
   ${EXIT_CODES.conflict}   conflict: an id or a digest defined twice, an account that still owns
       resources, or the file changed while the command ran
   ${EXIT_CODES.unavailable}  catalog unavailable: the file cannot be read or written, the database cannot be
@@ -128,6 +131,11 @@ function pathOf(command: Command): string {
   const names: string[] = [];
   for (let c: Command | null = command; c !== null; c = c.parent) names.unshift(c.name());
   return names.join(' ');
+}
+
+function eventType(value: string, previous: readonly string[] = []): string[] {
+  if (!(RUN_EVENT_TYPES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${RUN_EVENT_TYPES.join(', ')}.`);
+  return previous.includes(value) ? [...previous] : [...previous, value];
 }
 
 function positiveDays(value: string): number {
@@ -445,6 +453,65 @@ function buildProgram(environment: AdminEnvironment): Command {
       await withCatalog(command, async (catalog) => {
         const removed = await catalog.removeConnection(id);
         print(`connection "${removed.id}" removed from account "${removed.accountId}" in ${catalog.description}`);
+      });
+    });
+
+  const endpoints = program
+    .command('webhook-endpoints')
+    .description('webhook endpoints of an account, where its run events are POSTed (PostgreSQL catalog): add, list, remove');
+  endpoints
+    .command('add')
+    .description('adds a webhook endpoint; without --secret-env a signing secret is made, printed once and stored encrypted (needs SVC_CATALOG_KEY)')
+    .argument('<account>', 'the account whose run events it receives')
+    .option('--id <id>', 'its id, unique across the catalog (default: whep_ and random characters)')
+    .addOption(new Option('--url <url>', 'the http: or https: URL the deliveries are POSTed to').makeOptionMandatory())
+    .option('--secret-env <variable>', 'the environment variable of the servers and workers that holds the signing secret (whsec_…); it is never stored')
+    .addOption(new Option('--event <type>', `an event type it receives (${RUN_EVENT_TYPES.join(', ')}); repeat for more (default: the final ones)`).argParser(eventType))
+    .action(async (account: string, options: { id?: string; url: string; secretEnv?: string; event?: string[] }, command: Command) => {
+      await withCatalog(command, async (catalog) => {
+        const id = options.id ?? `whep_${randomBytes(12).toString('base64url')}`;
+        // 32 random bytes: within Standard Webhooks' recommended 24..64.
+        const made = options.secretEnv === undefined ? `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}` : undefined;
+        await catalog.addWebhookEndpoint({
+          id,
+          accountId: account,
+          url: options.url,
+          secret: made === undefined ? { env: options.secretEnv as string } : { value: made },
+          ...(options.event === undefined ? {} : { events: options.event }),
+        });
+        const done = `webhook endpoint "${id}" added to account "${account}" in ${catalog.description}`;
+        print(
+          made === undefined
+            ? `${done}; its signing secret is read from ${options.secretEnv as string} by the servers and workers`
+            : `${done}; its signing secret is stored encrypted.\nIts signing secret, shown this once (give it to the receiver):\n${made}`,
+        );
+      });
+    });
+  endpoints
+    .command('list')
+    .description('lists the webhook endpoints (where each secret is, never a secret)')
+    .argument('[account]', 'only this account')
+    .addOption(outputOption())
+    .action(async (account: string | undefined, options: { output: string }, command: Command) => {
+      await withCatalog(command, async (catalog) => {
+        const found = await catalog.listWebhookEndpoints(account);
+        const secretOf = (w: (typeof found)[number]): string => (w.secretEnv === undefined ? 'encrypted' : `env:${w.secretEnv}`);
+        list(
+          options.output,
+          found.map((w) => ({ id: w.id, account_id: w.accountId, url: w.url, events: w.events, secret: secretOf(w) })),
+          ['ID', 'ACCOUNT', 'URL', 'EVENTS', 'SECRET'],
+          found.map((w) => [w.id, w.accountId, w.url, w.events.join(','), secretOf(w)]),
+        );
+      });
+    });
+  endpoints
+    .command('remove')
+    .description('removes a webhook endpoint: no more deliveries go to it')
+    .argument('<id>', "the endpoint's id")
+    .action(async (id: string, _options: object, command: Command) => {
+      await withCatalog(command, async (catalog) => {
+        const removed = await catalog.removeWebhookEndpoint(id);
+        print(`webhook endpoint "${id}" removed from account "${removed.accountId}" in ${catalog.description}`);
       });
     });
 

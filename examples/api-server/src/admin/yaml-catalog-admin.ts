@@ -23,7 +23,15 @@ import {
   type CredentialEntry,
   type CredentialKind,
   type MigrationReport,
+  type WebhookEndpointEntry,
 } from './catalog-admin.js';
+
+/**
+ * Why the YAML catalog does not administer webhook endpoints: a generated secret would be
+ * written in clear into the file, and `secret_env` needs the server's environment anyway;
+ * the operator edits `accounts[].webhook_endpoints` (docs/guides/webhooks.md).
+ */
+const EDIT_THE_FILE_FOR_ENDPOINTS = 'webhook endpoints of a YAML catalog are edited in the file: accounts[].webhook_endpoints (docs/guides/webhooks.md), then reload the server';
 
 /** The lists of an account, by their key in the file, and their items. */
 interface Lists {
@@ -237,6 +245,21 @@ export class YamlCatalogAdmin implements CatalogAdmin {
       doc.deleteIn(['accounts', accountIndex, 'connections', index]);
       return { ...item, accountId: account.id };
     });
+  }
+
+  /** @throws CatalogAdminError `unsupported`: edit the file (see {@link EDIT_THE_FILE_FOR_ENDPOINTS}). */
+  listWebhookEndpoints(): Promise<readonly WebhookEndpointEntry[]> {
+    return Promise.reject(new CatalogAdminError('unsupported', EDIT_THE_FILE_FOR_ENDPOINTS));
+  }
+
+  /** @throws CatalogAdminError `unsupported`: edit the file. */
+  addWebhookEndpoint(): Promise<void> {
+    return Promise.reject(new CatalogAdminError('unsupported', EDIT_THE_FILE_FOR_ENDPOINTS));
+  }
+
+  /** @throws CatalogAdminError `unsupported`: edit the file. */
+  removeWebhookEndpoint(): Promise<WebhookEndpointEntry> {
+    return Promise.reject(new CatalogAdminError('unsupported', EDIT_THE_FILE_FOR_ENDPOINTS));
   }
 
   async validate(): Promise<CatalogSummary> {

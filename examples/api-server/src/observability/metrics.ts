@@ -1,5 +1,5 @@
 import type { SqlServerPoolStats } from '@svc/adapter-sqlserver';
-import type { FinishedRunStatus, Logger, RateLimitOutcome, RateLimitScope, RecordWriteOutcome, Telemetry } from '@svc/core';
+import type { FinishedRunStatus, Logger, RateLimitOutcome, RateLimitScope, RecordWriteOutcome, Telemetry, WebhookAttemptResult, WebhookDeliveryOutcome } from '@svc/core';
 import { errorTypeOf, silentLogger } from '@svc/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -55,6 +55,8 @@ export class PrometheusTelemetry implements Telemetry {
   private readonly runsFinished: Counter<'status'>;
   private readonly queueWait: Histogram;
   private readonly writeDuration: Histogram<'connection_id' | 'outcome'>;
+  private readonly webhookAttempts: Histogram<'result'>;
+  private readonly webhookDeliveries: Counter<'outcome'>;
   private readonly byOperation = new Map<string, RequestChildren>();
   /** Rate-limit decisions by scope and outcome, handed to `svc_rate_limit_decisions_total` at the scrape. */
   private readonly rateLimitCounts: Record<RateLimitScope, Record<RateLimitOutcome, number>> = {
@@ -65,6 +67,7 @@ export class PrometheusTelemetry implements Telemetry {
   private started = 0;
   private readonly finishedChildren = new Map<string, Counter.Internal>();
   private readonly writeChildren = new Map<string, Histogram.Internal<string>>();
+  private readonly notifications: Counter<'channel' | 'outcome'>;
 
   /** @param sources - what the scrape-time gauges read; see {@link MetricSources}. */
   constructor(sources: MetricSources = {}) {
@@ -124,6 +127,26 @@ export class PrometheusTelemetry implements Telemetry {
       help: 'Row writes, by connection id and outcome (ok or the error code), in seconds: pool wait, round trip and retry included.',
       labelNames: ['connection_id', 'outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.notifications = new Counter({
+      name: 'svc_notifications_total',
+      help: 'Notifications of a finished run, by channel (email) and outcome (sent; failed: given up after its attempts).',
+      labelNames: ['channel', 'outcome'],
+      registers,
+    });
+    // Webhooks (docs/decisions.md "Webhooks"): few per run, so prom-client's labels() per call is fine.
+    this.webhookAttempts = new Histogram({
+      name: 'svc_webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempts, by result (success, http_error, timeout, network_error, refused), in seconds; its _count is the attempts by result.',
+      labelNames: ['result'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers,
+    });
+    this.webhookDeliveries = new Counter({
+      name: 'svc_webhook_deliveries_total',
+      help: 'Webhook deliveries ended, by outcome (delivered, failed, dropped).',
+      labelNames: ['outcome'],
       registers,
     });
     new Gauge({
@@ -210,6 +233,25 @@ export class PrometheusTelemetry implements Telemetry {
     let child = this.writeChildren.get(key);
     if (child === undefined) this.writeChildren.set(key, (child = this.writeDuration.labels(connectionId, outcome)));
     child.observe(durationSeconds);
+  }
+
+  /**
+   * One notification of a finished run ended (counted once per message, not per attempt):
+   * `svc_notifications_total{channel, outcome}`. Not in the core `Telemetry`: notifiers
+   * are wired by the composition root (docs/decisions.md "E-mail notifications").
+   * @param channel - `email`.
+   * @param outcome - `sent` (the SMTP server took it) or `failed` (given up).
+   */
+  notificationFinished(channel: 'email', outcome: 'sent' | 'failed'): void {
+    this.notifications.labels(channel, outcome).inc();
+  }
+
+  webhookAttempt(result: WebhookAttemptResult, durationSeconds: number): void {
+    this.webhookAttempts.labels(result).observe(durationSeconds);
+  }
+
+  webhookDelivery(outcome: WebhookDeliveryOutcome): void {
+    this.webhookDeliveries.labels(outcome).inc();
   }
 
   /** The exposition of every metric (Prometheus text format 0.0.4), for `GET /metrics`. */
