@@ -19,12 +19,14 @@ export const FIXTURE = join(ROOT, 'tools', 'consumer', 'fixture');
 /** The packages that are published, as directories relative to the root. */
 export const PUBLISHABLE: readonly string[] = [
   'packages/core',
+  'packages/adapter-email',
   'packages/adapter-http',
   'packages/adapter-mcp',
   'packages/adapter-postgres',
   'packages/adapter-queue',
   'packages/adapter-ratelimit',
   'packages/adapter-sqlserver',
+  'packages/adapter-webhooks',
   'packages/client',
   'packages/cli',
   'examples/api-server',
