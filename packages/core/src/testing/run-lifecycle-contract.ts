@@ -338,5 +338,31 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       assert.deepEqual(await lifecycle(processor, new ListNotifier()).attempt(run.runId, { ...LAST, signal: stop.signal }), { kind: 'interrupted' });
       assert.ok(reason instanceof WorkerStoppingError);
     });
+
+    it('a worker stop ends the cancel watch even while the processor ignores it (no poll outlives the stop)', async function () {
+      const run = await given();
+      const stop = new AbortController();
+      let reads = 0;
+      const counting: RunStore = new Proxy(h.store, {
+        get(target, property, receiver) {
+          if (property === 'get') return (runId: string) => ((reads += 1), target.get(runId));
+          return Reflect.get(target, property, receiver) as unknown;
+        },
+      });
+      let release = (): void => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const processor = new ScriptedProcessor(h.store, [{ ok: true }], () => released);
+      const attempt = new RunLifecycle({ store: counting, processor, notifier: new ListNotifier(), logger, clock, cancelPollMs: 5 }).attempt(run.runId, { ...LAST, signal: stop.signal });
+      const deadline = Date.now() + 5_000;
+      while (reads < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.ok(reads >= 3, 'the watch polls the run while it is processed');
+      stop.abort(new WorkerStoppingError());
+      const atStop = reads;
+      // Absence cannot be polled for: 20 poll periods pass, and at most one read already under way may land.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(reads <= atStop + 1, `the watch read the run ${reads - atStop} times after the stop`);
+      release();
+      await attempt;
+    });
   });
 }

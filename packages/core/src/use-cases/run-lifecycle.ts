@@ -154,8 +154,11 @@ export class RunLifecycle {
     const onWorkerStop = (): void => attempt.abort(workerSignal.reason);
     if (workerSignal.aborted) onWorkerStop();
     else workerSignal.addEventListener('abort', onWorkerStop, { once: true });
-    const stopWatching = this.watchCancel(runId, () => attempt.abort(new RunCancelledError(runId)));
     const signal = attempt.signal;
+    // The watch also ends once the attempt is aborted for any reason: a processor that
+    // ignores the worker's stop must not keep a poll going for as long as it hangs.
+    const stopWatching = this.watchCancel(runId, () => attempt.abort(new RunCancelledError(runId)));
+    signal.addEventListener('abort', stopWatching, { once: true });
     const context: RunProcessingContext = {
       signal,
       attempt: run.attempts,
@@ -170,6 +173,7 @@ export class RunLifecycle {
       processed = await this.processWithinCancelGrace(run, context);
     } finally {
       stopWatching();
+      signal.removeEventListener('abort', stopWatching);
       workerSignal.removeEventListener('abort', onWorkerStop);
     }
     if (signal.reason instanceof RunCancelledError) {
