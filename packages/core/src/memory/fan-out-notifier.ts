@@ -22,7 +22,7 @@ export class FanOutNotifier implements Notifier {
 
   /** Tells every notifier that takes non-final changes; resolves when all have settled. */
   async runChanged(change: RunChange): Promise<void> {
-    const settled = await Promise.allSettled(this.notifiers.map((notifier) => notifier.runChanged?.(change)));
+    const settled = await Promise.allSettled(this.notifiers.map(async (notifier) => notifier.runChanged?.(change)));
     settled.forEach((outcome, index) => {
       if (outcome.status === 'rejected') this.logger.warn({ run_id: change.run.runId, event_type: change.type, notifier: index, error_type: errorTypeOf(outcome.reason) }, 'run notification failed');
     });
@@ -30,7 +30,7 @@ export class FanOutNotifier implements Notifier {
 
   /** Tells every notifier; resolves when all have settled. */
   async runFinished(run: Run): Promise<void> {
-    const settled = await Promise.allSettled(this.notifiers.map((notifier) => notifier.runFinished(run)));
+    const settled = await Promise.allSettled(this.notifiers.map(async (notifier) => notifier.runFinished(run)));
     settled.forEach((outcome, index) => {
       if (outcome.status === 'rejected') this.logger.warn({ run_id: run.runId, notifier: index, error_type: errorTypeOf(outcome.reason) }, 'run notification failed');
     });

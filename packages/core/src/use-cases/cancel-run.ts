@@ -72,7 +72,9 @@ export class CancelRun {
     if (outcome.kind === 'cancelled') {
       this.telemetry.runFinished('cancelled');
       this.logger.info({ run_id: outcome.run.runId, status: 'cancelled', attempts: outcome.run.attempts }, 'run finished');
-      await this.notify(outcome.run);
+      // Not awaited (as StartRun's run.queued): an SMTP server down must not hold the answer
+      // for its retries; notify logs its own failures.
+      void this.notify(outcome.run);
     }
     return ok(viewOf(outcome.run, this.settings.baseUrl));
   }

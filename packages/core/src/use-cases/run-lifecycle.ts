@@ -147,7 +147,9 @@ export class RunLifecycle {
     if (run.attempts === 1) this.telemetry.runWaited(Math.max(0, at.getTime() - run.createdAt.getTime()) / 1000);
     // Cancelled while it was running before (a stalled attempt taken again, or a retry).
     if (run.cancelRequestedAt !== undefined) return this.cancelled(runId);
-    await this.tellRunning(run, at);
+    // Not awaited: the processor does not wait for webhooks (a queue that is down would hold
+    // every attempt for its timeout); tellRunning logs its own failure.
+    void this.tellRunning(run, at);
     // One signal for the attempt: the worker's stop (its reason passed on) or the run's cancel.
     const attempt = new AbortController();
     const workerSignal = options.signal ?? NEVER_ABORTED;

@@ -112,7 +112,11 @@ export class StreamRunEvents {
         }
         poked = false;
         // Read after the watch is set, so that nothing recorded in between is missed.
-        for (const event of await this.log.events(runId, last)) {
+        const events = await this.log.events(runId, last);
+        // Told of a change with nothing to read: the run may be gone (evicted at once, with
+        // retention 0, or deleted); a stream of a run that is gone ends, it never waits on.
+        if (events.length === 0 && (await this.runs.get(runId)) === undefined) return;
+        for (const event of events) {
           if (signal.aborted) return;
           last = event.id;
           yield this.view(event);
