@@ -150,6 +150,9 @@ async function follow(
   const onGone = (): void => stop.abort();
   res.once('close', onGone);
   options.closing?.addEventListener('abort', onGone, { once: true });
+  // Gone before the listener was there (during the run and history reads): 'close' has
+  // fired already and will not again, so the watch and the keep-alive would outlive it.
+  if (res.destroyed || options.closing?.aborted === true) onGone();
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), options.keepAliveMs);
   try {
     for await (const event of events(stop.signal)) res.write(sseEvent(event));
