@@ -177,6 +177,8 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
         if (delayMs > 0) await sleep(delayMs);
         const graceEnd = Date.now() + graceMs;
         closingStreams.abort();
+        // No new webhook attempt from here (Redis: the rest wait for another process); the close phase awaits those in flight.
+        void webhooks.stopDelivering();
         const drains = Promise.all([mainDrain.drain(graceMs), egressDrain.drain(graceMs)]);
         // The worker drains with the listeners: its runs need no HTTP, and the queue and
         // store that requests use stay open until the close phase.

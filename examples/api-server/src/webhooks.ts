@@ -7,8 +7,13 @@ import type { ServerSettings } from './settings.js';
 export interface Webhooks {
   /** Publishes run events as deliveries: give it to the worker's notifier (core `FanOutNotifier`). */
   readonly notifier: WebhookNotifier;
-  /** True when deliveries wait in Redis (BullMQ) and survive a restart; false: in memory, lost with the process. */
-  readonly durable: boolean;
+  /**
+   * Called when a stop begins: with Redis, this process takes no new delivery (those
+   * waiting stay in Redis for another process), so that no attempt is cut mid-POST at the
+   * close and sent again after its lock expires. In memory, deliveries go on until
+   * {@link close} (they would be lost otherwise). Never rejects; not awaited by the drain.
+   */
+  stopDelivering(): Promise<void>;
   /**
    * Stops the delivery worker (an attempt in flight may finish within `budgetMs`), then the
    * queue's clients. In memory, deliveries still queued are lost (one log line counts them).
@@ -43,7 +48,7 @@ export function startWebhooks(settings: ServerSettings, catalog: WebhookEndpoint
     if (options.deliver) queue.startWorker(deliverer, { concurrency: settings.worker.concurrency });
     return {
       notifier: new WebhookNotifier(catalog, queue, { baseUrl: settings.baseUrl, logger }),
-      durable: true,
+      stopDelivering: () => queue.stopDelivering(),
       close: async (budgetMs) => {
         await queue.close(false, budgetMs);
         await sender.close().catch(() => undefined);
@@ -53,7 +58,7 @@ export function startWebhooks(settings: ServerSettings, catalog: WebhookEndpoint
   const queue = new InMemoryWebhookQueue(deliverer, logger);
   return {
     notifier: new WebhookNotifier(catalog, queue, { baseUrl: settings.baseUrl, logger }),
-    durable: false,
+    stopDelivering: () => Promise.resolve(),
     close: async (budgetMs) => {
       await queue.close(budgetMs);
       await sender.close().catch(() => undefined);

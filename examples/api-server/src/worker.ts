@@ -50,14 +50,22 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, shutdown_grace_ms: graceMs, shutdown_close_budget_ms: closeBudgetMs }, 'worker stopping: finishing runs in progress');
+    // No new webhook attempt from here: those waiting stay in Redis for another process.
+    void stoppable.webhooks?.stopDelivering();
     exitAfterStop(
       logger,
       workerStarted
-        .then(({ runs, worker }) => stopRuns(runs, worker, graceMs, closeBudgetMs))
-        // After the runs: a run finished in the grace still queues its deliveries (in Redis).
-        .then(async (report) => (await stoppable.webhooks?.close(closeBudgetMs), report))
-        // The catalog last: the deliveries read their endpoints from it. Bounded by its timeout_ms.
-        .then(async (report) => (await within(stoppable.catalog?.close() ?? Promise.resolve(), closeBudgetMs), report))
+        .then(({ runs, worker }) =>
+          stopRuns(runs, worker, graceMs, closeBudgetMs, {
+            // In the one close phase (stopBoundMs counts one budget). After the runs: a run
+            // finished in the grace has queued its deliveries (in Redis). The catalog after
+            // the webhooks: their attempts in flight read endpoints from it.
+            'webhooks and catalog': async () => {
+              await stoppable.webhooks?.close(closeBudgetMs);
+              await stoppable.catalog?.close();
+            },
+          }),
+        )
         .finally(() => Promise.all([admin?.close(), tracing && within(tracing.shutdown(), TRACING_FLUSH_MS)])),
       stopBoundMs(settings.shutdown, false),
     );
@@ -110,9 +118,10 @@ async function main(): Promise<void> {
 
 /**
  * Stops the worker (its runs get `graceMs`, its stop `RUN_WORKER_STOP_SLACK_MS` more),
- * then closes the queue and the Redis clients within `closeBudgetMs` of their own.
+ * then closes the queue and the Redis clients, and `otherCloseSteps` at the same time,
+ * within `closeBudgetMs` of their own.
  */
-async function stopRuns(runs: BullMqRuns, worker: RunWorker, graceMs: number, closeBudgetMs: number): Promise<StopReport> {
+async function stopRuns(runs: BullMqRuns, worker: RunWorker, graceMs: number, closeBudgetMs: number, otherCloseSteps: Parameters<typeof closeSteps>[0]): Promise<StopReport> {
   const stopped = await within(worker.close(false, graceMs), graceMs + RUN_WORKER_STOP_SLACK_MS);
   const abandoned = stopped.outcome === 'done' ? (stopped.value?.abandonedRunIds ?? []) : worker.runsInProgress();
   let droppedClients: readonly string[] = [];
@@ -123,6 +132,7 @@ async function stopRuns(runs: BullMqRuns, worker: RunWorker, graceMs: number, cl
         droppedClients = (await runs.close()).droppedClients ?? [];
         return droppedClientNotes(droppedClients);
       },
+      ...otherCloseSteps,
     },
     closeBudgetMs,
   );

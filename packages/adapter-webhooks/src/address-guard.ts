@@ -27,7 +27,11 @@ export function addressRange(address: string): string {
   if (!ipaddr.isValid(bare)) return 'invalid';
   let parsed = ipaddr.parse(bare);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range();
+  const range = parsed.range();
+  // IPv4-compatible IPv6 (::/96, deprecated by RFC 4291 2.5.5.1; `::7f00:1` is 127.0.0.1):
+  // ipaddr.js calls it unicast, but its IPv4 part could be any range.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return 'ipv4Compatible';
+  return range;
 }
 
 /**
@@ -35,7 +39,8 @@ export function addressRange(address: string): string {
  * public addresses. Everything else is refused: loopback, private (RFC 1918), link-local,
  * unique-local IPv6, carrier-grade NAT (100.64/10), unspecified (0.0.0.0/8, ::), multicast,
  * broadcast, reserved and documentation ranges, and IPv6 forms that embed an IPv4 address
- * (6to4, Teredo, NAT64 `64:ff9b::/96`), whose IPv4 part could be any of those.
+ * (6to4, Teredo, NAT64 `64:ff9b::/96`, IPv4-compatible `::/96`), whose IPv4 part could be
+ * any of those.
  * `allowPrivate` (config `webhooks.allow_private_addresses`) lets every valid address through.
  */
 export function isAllowedAddress(address: string, allowPrivate: boolean): boolean {

@@ -137,6 +137,17 @@ export class BullMqWebhookQueue implements WebhookQueue {
   }
 
   /**
+   * Stops taking deliveries in this process (the drain of a stop): attempts in flight
+   * finish, deliveries still waiting stay in Redis for another process, and the producer
+   * side stays open (a run finished in the drain still queues its deliveries). Resolves
+   * when the attempts in flight have finished; never rejects. {@link close} after it
+   * waits for the same attempts, bounded by its budget.
+   */
+  async stopDelivering(): Promise<void> {
+    await this.worker?.close(false).catch(() => undefined);
+  }
+
+  /**
    * Closes the worker (an attempt in flight finishes; `force` cuts it, and its job is
    * taken again once its lock expires), then the queue and both clients, within
    * `budgetMs` (default 5000), after which the clients are disconnected. Never rejects.

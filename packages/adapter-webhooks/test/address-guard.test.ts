@@ -25,6 +25,8 @@ describe('adapter-webhooks address guard (SSRF rule)', function () {
     ['[::ffff:169.254.169.254]', 'linkLocal'],
     ['64:ff9b::7f00:1', 'rfc6052'],
     ['2002:7f00:1::', '6to4'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::a00:1', 'ipv4Compatible'],
   ] as const;
 
   it('refuses loopback, private, link-local, unique-local, CGNAT, 0/8, multicast and IPv4-mapped forms of them', function () {
