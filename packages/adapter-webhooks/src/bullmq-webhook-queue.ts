@@ -130,7 +130,7 @@ export class BullMqWebhookQueue implements WebhookQueue {
     this.worker.on('error', (error) => this.logger.warn({ component: 'webhook-worker', error_type: errorTypeOf(error) }, 'webhook worker error'));
   }
 
-  /** Jobs waiting (now or for a retry): `waiting` + `delayed`. */
+  /** Deliveries not ended: jobs `waiting` (now or for a retry: `delayed`) or `active` (in an attempt). */
   async pending(): Promise<number> {
     const counts = await this.queue.getJobCounts('waiting', 'delayed', 'active');
     return (counts['waiting'] ?? 0) + (counts['delayed'] ?? 0) + (counts['active'] ?? 0);

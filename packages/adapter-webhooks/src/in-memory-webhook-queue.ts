@@ -34,11 +34,6 @@ export class InMemoryWebhookQueue implements WebhookQueue {
     return Promise.resolve();
   }
 
-  /** Deliveries waiting for an attempt or in one. */
-  size(): number {
-    return this.pending.size;
-  }
-
   private schedule(delivery: WebhookDelivery, attempt: number, delayMs: number): void {
     const timer = setTimeout(() => {
       const done = this.deliverer.attempt(delivery, attempt).then((verdict) => {
