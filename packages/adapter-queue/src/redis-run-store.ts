@@ -74,7 +74,8 @@ return 0
  * stream. ARGV: the statuses allowed to move (space separated),
  * the new status, updatedAt, attempts increment, failure reason ('' clears it),
  * seconds to keep the record and the stream (0: keep), the output as JSON ('' keeps the
- * field as it is). Returns {applied (0|1), HGETALL after}.
+ * field as it is). A move to succeeded or failed of a run with a cancel request becomes a
+ * move to cancelled (core `statusAfter`). Returns {applied (0|1), HGETALL after}.
  */
 const TRANSITION_SCRIPT = new LuaScript(`
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -84,15 +85,20 @@ for s in string.gmatch(ARGV[1], '%S+') do
   if s == status then allowed = 1 end
 end
 if allowed == 1 then
-  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updatedAt', ARGV[3])
+  local to, reason, output = ARGV[2], ARGV[5], ARGV[7]
+  -- core statusAfter: a run with a cancel request ends cancelled, without output or reason.
+  if (to == 'succeeded' or to == 'failed') and redis.call('HEXISTS', KEYS[1], 'cancelRequestedAt') == 1 then
+    to, reason, output = 'cancelled', '', ''
+  end
+  redis.call('HSET', KEYS[1], 'status', to, 'updatedAt', ARGV[3])
   redis.call('HINCRBY', KEYS[1], 'attempts', ARGV[4])
-  if ARGV[5] == '' then
+  if reason == '' then
     redis.call('HDEL', KEYS[1], 'failureReason')
   else
-    redis.call('HSET', KEYS[1], 'failureReason', ARGV[5])
+    redis.call('HSET', KEYS[1], 'failureReason', reason)
   end
-  if ARGV[7] ~= '' then
-    redis.call('HSET', KEYS[1], 'output', ARGV[7])
+  if output ~= '' then
+    redis.call('HSET', KEYS[1], 'output', output)
   end
   local after = redis.call('HGETALL', KEYS[1])
   redis.call('XADD', KEYS[2], '*', unpack(after))

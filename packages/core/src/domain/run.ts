@@ -150,14 +150,28 @@ export interface RunStatusChange {
  */
 export function changed(run: Run, change: RunStatusChange): Run {
   const { failureReason: _dropped, ...rest } = run;
+  const status = statusAfter(run, change.to);
+  const redirected = status !== change.to;
   return {
     ...rest,
-    status: change.to,
+    status,
     updatedAt: change.at,
     attempts: run.attempts + (change.countAttempt === true ? 1 : 0),
-    ...(change.failureReason !== undefined ? { failureReason: change.failureReason } : {}),
-    ...(change.output !== undefined ? { output: change.output } : {}),
+    ...(change.failureReason !== undefined && !redirected ? { failureReason: change.failureReason } : {}),
+    ...(change.output !== undefined && !redirected ? { output: change.output } : {}),
   };
+}
+
+/**
+ * The status a move to `to` really gives `run`: a run with a cancel request
+ * (`cancelRequestedAt`) that its worker makes `succeeded` or `failed` ends `cancelled`
+ * instead, without the output or failure reason, so that a cancel answered while the
+ * processor was answering still wins (docs/CONTRACT.md "Runs lifecycle": a running run
+ * asked to cancel ends `cancelled`). Part of every store's compare-and-set (the Redis
+ * store in its Lua script); the run store contract suite holds both to it.
+ */
+export function statusAfter(run: Pick<Run, 'cancelRequestedAt'>, to: RunStatus): RunStatus {
+  return run.cancelRequestedAt !== undefined && (to === 'succeeded' || to === 'failed') ? 'cancelled' : to;
 }
 
 /** The run with `progress` when it is `running` (the only status that takes progress), else `undefined`. */

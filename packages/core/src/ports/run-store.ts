@@ -49,7 +49,9 @@ export interface RunStore {
   /**
    * Applies `change` when the run's current status allows it: status `change.to`,
    * `updatedAt` `change.at`, one more attempt with `countAttempt`, `failureReason` set to
-   * `change.failureReason` or removed (core `changed`). Nothing else of the run changes.
+   * `change.failureReason` or removed (core `changed`). Nothing else of the run changes;
+   * except that a run with `cancelRequestedAt` moved to `succeeded` or `failed` becomes
+   * `cancelled`, without output or reason (core `statusAfter`), in the same atomic step.
    * @returns whether it applied, and the run after (or as found; `undefined` for an
    * unknown id, which creates nothing).
    */

@@ -287,6 +287,24 @@ export function runLifecycleContract(name: string, makeHarness: () => Promise<Ru
       assert.equal(notifier.count(run.runId), 1);
     });
 
+    it('a cancel asked for as the processor answers (before any poll sees it) still ends the run cancelled, without its output, notified once', async function () {
+      for (const answer of [{ ok: true, output: { total: 1 } }, { ok: false, reason: 'The agent gave up.' }] as const) {
+        const run = await given();
+        const processor = new ScriptedProcessor(h.store, [answer], async (r) => {
+          await h.store.requestCancel(r.runId, clock.now());
+        });
+        const notifier = new ListNotifier();
+        // A poll far away: only the store's compare-and-set can see the request.
+        const runs = new RunLifecycle({ store: h.store, processor, notifier, logger, clock, cancelPollMs: 60_000 });
+        assert.deepEqual(await runs.attempt(run.runId, NOT_LAST), { kind: 'cancelled' }, String(answer.ok));
+        const stored = await h.store.get(run.runId);
+        assert.equal(stored?.status, 'cancelled');
+        assert.equal(stored?.output, undefined);
+        assert.equal(stored?.failureReason, undefined);
+        assert.deepEqual(notifier.finished.map((r) => r.status), ['cancelled']);
+      }
+    });
+
     it('cancel of a processor that ignores its signal: abandoned after cancelGraceMs, the run still ends cancelled', async function () {
       const run = await given();
       let release: (() => void) | undefined;

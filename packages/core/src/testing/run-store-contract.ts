@@ -264,6 +264,23 @@ export function runStoreContract(name: string, makeHarness: () => Promise<RunSto
       assert.deepEqual(wrong, []);
     });
 
+    it('moves a run with a cancel request that is made succeeded or failed to cancelled instead, without output or reason (core statusAfter)', async function () {
+      for (const to of ['succeeded', 'failed'] as const) {
+        const run = await given({ status: 'running', attempts: 1, cancelRequestedAt: new Date('2026-01-01T00:00:01Z') });
+        const outcome = await h.store.transition(run.runId, { to, at: new Date('2026-01-02T00:00:00Z'), output: { done: true }, failureReason: 'The agent gave up.' });
+        const stored = await h.store.get(run.runId);
+        assert.equal(outcome.applied, true, to);
+        for (const seen of [outcome.run, stored]) {
+          assert.equal(seen?.status, 'cancelled', `${to}: cancelled`);
+          assert.equal(seen?.output, undefined, `${to}: no output`);
+          assert.equal(seen?.failureReason, undefined, `${to}: no failure reason`);
+          assert.equal(seen?.cancelRequestedAt?.toISOString(), '2026-01-01T00:00:01.000Z', `${to}: the request time kept`);
+        }
+      }
+      const asked = await given({ status: 'running', attempts: 1, cancelRequestedAt: new Date('2026-01-01T00:00:01Z') });
+      assert.equal((await h.store.transition(asked.runId, { to: 'cancelled', at: new Date() })).run?.status, 'cancelled');
+    });
+
     it('never moves a final run, and answers it as found', async function () {
       for (const status of FINAL_RUN_STATUSES) {
         const run = await given({ status, attempts: 1, ...(status === 'failed' ? { failureReason: 'kept' } : {}) });

@@ -187,21 +187,21 @@ export class RunLifecycle {
     if ('error' in processed) return this.afterThrow(run, processed.error, options.lastAttempt, signal);
     if (!('result' in processed)) return this.cancelled(runId);
     const result = processed.result;
-    // A cancel asked for after the last read above still wins over the processor's answer.
-    if ((await this.store.get(runId))?.cancelRequestedAt !== undefined) return this.cancelled(runId);
+    // A cancel asked for while the processor answered still wins: the store moves a run
+    // with a cancel request to `cancelled` instead (core `statusAfter`, in its compare-and-set).
     if (!result.ok) {
-      await this.finish(runId, 'failed', { failureReason: result.reason });
-      return { kind: 'failed', reason: result.reason };
+      const ended = await this.settle(runId, 'failed', { failureReason: result.reason });
+      return ended?.status === 'cancelled' ? { kind: 'cancelled' } : { kind: 'failed', reason: result.reason };
     }
     if (result.output !== undefined) {
       const checked = checkOutput(result.output);
       if (!checked.ok) {
-        await this.finish(runId, 'failed', { failureReason: checked.reason });
-        return { kind: 'failed', reason: checked.reason };
+        const ended = await this.settle(runId, 'failed', { failureReason: checked.reason });
+        return ended?.status === 'cancelled' ? { kind: 'cancelled' } : { kind: 'failed', reason: checked.reason };
       }
     }
-    await this.finish(runId, 'succeeded', result.output !== undefined ? { output: result.output } : {});
-    return { kind: 'succeeded' };
+    const ended = await this.settle(runId, 'succeeded', result.output !== undefined ? { output: result.output } : {});
+    return ended?.status === 'cancelled' ? { kind: 'cancelled' } : { kind: 'succeeded' };
   }
 
   /**
@@ -292,12 +292,21 @@ export class RunLifecycle {
    * its failures never change the run).
    */
   async finish(runId: string, to: 'succeeded' | 'failed' | 'cancelled', details: { readonly failureReason?: string; readonly output?: JsonValue } = {}): Promise<boolean> {
+    return (await this.settle(runId, to, details)) !== undefined;
+  }
+
+  /**
+   * {@link finish}, answering the run as it ended (`cancelled` instead of `to` when it had
+   * a cancel request: core `statusAfter`), or `undefined` when the move did not apply.
+   */
+  private async settle(runId: string, to: 'succeeded' | 'failed' | 'cancelled', details: { readonly failureReason?: string; readonly output?: JsonValue }): Promise<Run | undefined> {
     const outcome = await this.store.transition(runId, { to, at: this.clock.now(), ...details });
-    if (!outcome.applied) return false;
-    this.telemetry.runFinished(to);
-    this.logger.info({ run_id: runId, ...requestIdOf(outcome.run), status: to, attempts: outcome.run.attempts }, 'run finished');
+    if (!outcome.applied) return undefined;
+    const status = outcome.run.status as 'succeeded' | 'failed' | 'cancelled';
+    this.telemetry.runFinished(status);
+    this.logger.info({ run_id: runId, ...requestIdOf(outcome.run), status, attempts: outcome.run.attempts }, 'run finished');
     await this.notify(outcome.run);
-    return true;
+    return outcome.run;
   }
 
   /** Tells the notifier of `run.running` (webhook endpoints that subscribe to it); its failure only logs. */

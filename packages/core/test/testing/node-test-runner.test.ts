@@ -109,7 +109,7 @@ describe('contract suites and the test runner', function () {
       const r = recordingRunner();
       runStoreContract('recorded', () => Promise.resolve({ store: new InMemoryRunStore(), close: () => Promise.resolve() }), r.runner);
       expect(r.seen).to.deep.include({ suites: ['RunStore contract: recorded'], hooks: 2 });
-      expect(r.seen.tests).to.have.length(15);
+      expect(r.seen.tests).to.have.length(16);
       expect(r.seen.tests).to.include('answers undefined for an unknown id');
     });
   });
