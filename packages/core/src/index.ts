@@ -23,6 +23,7 @@ export * from './domain/limits.js';
 export * from './domain/error-type.js';
 export * from './domain/page.js';
 export * from './domain/idempotency.js';
+export * from './domain/stored-file.js';
 
 export type * from './ports/credential-store.js';
 export type * from './ports/connection-catalog.js';
@@ -39,6 +40,8 @@ export type * from './ports/notifier.js';
 export type * from './ports/run-backend.js';
 export type * from './ports/idempotency-store.js';
 export type * from './ports/webhook-endpoint-catalog.js';
+export type * from './ports/file-catalog.js';
+export * from './ports/file-store.js';
 export * from './ports/logger.js';
 export * from './ports/telemetry.js';
 

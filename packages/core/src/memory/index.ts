@@ -8,3 +8,4 @@ export * from './in-process-runs.js';
 export * from './in-memory-record-writer.js';
 export * from './fan-out-notifier.js';
 export * from './in-memory-idempotency-store.js';
+export * from './in-memory-files.js';
