@@ -50,7 +50,7 @@ const DETAILS: Partial<Record<HttpErrorCode, string>> = {
 };
 
 /** Every method some path of this API serves: the `Allow` of a 405 to `CONNECT` (RFC 9110 §15.5.6). */
-const ALLOW_ANY_PATH = 'Allow: GET, HEAD, POST, PATCH, OPTIONS';
+const ALLOW_ANY_PATH = 'Allow: GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS';
 
 /** A full HTTP/1.1 problem details answer that closes the connection. */
 function rawProblem(code: HttpErrorCode, requestId: string, extraHeaders: readonly string[] = []): string {

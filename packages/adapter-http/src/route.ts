@@ -8,7 +8,7 @@ import type { EnforcedLimits, HttpAppSettings, HttpOperation, HttpUseCases } fro
 export type Listener = 'main' | 'egress';
 
 /** Methods a route can serve; `HEAD` is served by `GET`, `OPTIONS` by the router. */
-export type RouteMethod = 'GET' | 'POST' | 'PATCH';
+export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** What a route's handler is built from, once per app. */
 export interface RouteDeps {

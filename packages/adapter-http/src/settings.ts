@@ -9,6 +9,12 @@ import {
   type FindAgent,
   type GetRun,
   type CancelRun,
+  type CompleteFile,
+  type DeleteFile,
+  type GetFile,
+  type ListFiles,
+  type PrepareFile,
+  type ReceiveFileUpload,
   type StreamRunEvents,
   type ListAgents,
   type ListConnections,
@@ -44,6 +50,13 @@ export interface HttpUseCases {
   readonly listConnections: Pick<ListConnections, 'execute'>;
   readonly getConnection: Pick<GetConnection, 'execute'>;
   readonly listRuns: Pick<ListRuns, 'execute'>;
+  readonly prepareFile: Pick<PrepareFile, 'execute'>;
+  /** The bytes of a file at the API's own signed upload address (no credential). */
+  readonly receiveFileUpload: Pick<ReceiveFileUpload, 'execute'>;
+  readonly completeFile: Pick<CompleteFile, 'execute'>;
+  readonly getFile: Pick<GetFile, 'execute'>;
+  readonly listFiles: Pick<ListFiles, 'execute'>;
+  readonly deleteFile: Pick<DeleteFile, 'execute'>;
   /** The agent of an MCP endpoint, checked before the exchange is handed over (404 otherwise). */
   readonly findAgent: Pick<FindAgent, 'execute'>;
   /** The `Idempotency-Key` step of the run start and the row writes (replay, refuse or claim). */

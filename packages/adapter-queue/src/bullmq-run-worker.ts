@@ -92,6 +92,7 @@ export class BullMqRunWorker {
       ...(options.telemetry !== undefined ? { telemetry: options.telemetry } : {}),
       ...(options.cancelGraceMs !== undefined ? { cancelGraceMs: options.cancelGraceMs } : {}),
       ...(options.cancelPollMs !== undefined ? { cancelPollMs: options.cancelPollMs } : {}),
+      ...(options.files !== undefined ? { files: options.files } : {}),
     });
     this.worker = new Worker<RunJobData, string, string>(options.queueName ?? 'runs', (job) => this.processJob(job), {
       connection: options.client,

@@ -7,6 +7,7 @@
  * - Durable (BullMQ on Redis): {@link BullMqRuns} — {@link BullMqRunQueue},
  *   {@link RedisRunStore}, {@link BullMqRunWorker}.
  * - {@link DemoRunProcessor} (a stand-in agent) and {@link LogNotifier}.
+ * - {@link RedisFileCatalog}: the core `FileCatalog` (file records) in Redis.
  * Source: docs/CONTRACT.md "Runs"; docs/ARCHITECTURE.md.
  */
 // The in-memory backend and the worker port live in core (an embedder needs no adapter to
@@ -31,3 +32,4 @@ export { redisDurabilityFindings, type RedisDurabilityFinding } from './redis-du
 export { within, msUntil, type WithinOutcome } from './within.js';
 export { QUIT_TIMEOUT_MS, RUN_WORKER_STOP_SLACK_MS } from './stop-bounds.js';
 export { RedisIdempotencyStore, DEFAULT_IDEMPOTENCY_TIMEOUT_MS, type RedisIdempotencyStoreSettings } from './redis-idempotency-store.js';
+export { RedisFileCatalog, DEFAULT_FILE_CATALOG_TIMEOUT_MS, type RedisFileCatalogSettings } from './redis-file-catalog.js';

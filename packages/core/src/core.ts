@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { PageCursors } from './domain/page.js';
 import type { Principal } from './domain/principal.js';
 import type { RateLimitSettings } from './domain/rate-limit.js';
@@ -43,6 +43,20 @@ import { ListRuns } from './use-cases/list-runs.js';
 import { RateLimitPolicy } from './use-cases/rate-limit-policy.js';
 import { StartRun } from './use-cases/start-run.js';
 import { UpdateRecord } from './use-cases/update-record.js';
+import { UploadAddresses } from './domain/upload-address.js';
+import { InMemoryFileCatalog, InMemoryFileStore } from './memory/in-memory-files.js';
+import type { FileCatalog } from './ports/file-catalog.js';
+import type { FileStore } from './ports/file-store.js';
+import type { RunStore as RunStorePort } from './ports/run-store.js';
+import { CompleteFile } from './use-cases/complete-file.js';
+import { DeleteFile } from './use-cases/delete-file.js';
+import { ExpireFiles } from './use-cases/expire-files.js';
+import { resolveFileSettings, type FileSettings, type ResolvedFileSettings } from './use-cases/file-view.js';
+import { GetFile } from './use-cases/get-file.js';
+import { ListFiles } from './use-cases/list-files.js';
+import { PrepareFile } from './use-cases/prepare-file.js';
+import { ReceiveFileUpload } from './use-cases/receive-file-upload.js';
+import { StoredRunFiles } from './use-cases/run-files.js';
 
 /**
  * The ports {@link createCore} wires. Every one is optional: what is left out gets the
@@ -95,6 +109,18 @@ export interface CorePorts<R extends RunBackend = InMemoryRuns> {
    * wrapped (no cost). Source: docs/decisions.md "Observability".
    */
   readonly telemetry?: Telemetry;
+  /**
+   * The records of files (prepare, complete, list, run-start checks); default an
+   * `InMemoryFileCatalog` (per process; adapter-queue's `RedisFileCatalog` shares them).
+   * Source: docs/CONTRACT.md "Files".
+   */
+  readonly fileCatalog?: FileCatalog;
+  /**
+   * The bytes of files; default an `InMemoryFileStore` (every byte in memory: fine for
+   * tests and a few small files; adapter-storage's `LocalFileStore` or `S3FileStore`
+   * otherwise). Source: docs/CONTRACT.md "Files".
+   */
+  readonly fileStore?: FileStore;
 }
 
 /** Settings of {@link createCore}. URLs are absolute; a trailing slash is removed. */
@@ -127,6 +153,18 @@ export interface CoreOptions {
    * (see core `DEFAULT_IDEMPOTENCY_LEASE_MS`). Source: docs/decisions.md "Idempotency keys".
    */
   readonly idempotency?: IdempotencySettings;
+  /**
+   * `files.*`: largest upload, upload-address life, retention, whether run starts check
+   * file keys (core `FileSettings`; defaults 100 MiB, 1 h, 7 days, true). Source:
+   * docs/CONTRACT.md "Files".
+   */
+  readonly files?: FileSettings;
+  /**
+   * The key the API's own upload addresses are signed with (core `UploadAddresses`), at
+   * least 32 bytes, the same on every instance; default derived from `cursorKey`
+   * (HMAC-SHA256 of a fixed label), so one shared key serves both.
+   */
+  readonly uploadKey?: string | Uint8Array;
 }
 
 /**
@@ -164,6 +202,24 @@ export interface Core<R extends RunBackend = InMemoryRuns> {
   readonly findAgent: FindAgent;
   /** The `Idempotency-Key` step of a run start, row insert or row update: replay, refuse or claim. */
   readonly claimIdempotencyKey: ClaimIdempotencyKey;
+  /** `POST /api/v1/files`: prepare a file (its upload address). */
+  readonly prepareFile: PrepareFile;
+  /** `PUT {upload_url}` of the API's own upload address: the bytes of a pending file. */
+  readonly receiveFileUpload: ReceiveFileUpload;
+  /** `POST /api/v1/files/{file_key}/complete`: check the bytes; `ready` or `rejected`. */
+  readonly completeFile: CompleteFile;
+  /** `GET /api/v1/files/{file_key}`. */
+  readonly getFile: GetFile;
+  /** `GET /api/v1/files`: the caller's files, a page at a time. */
+  readonly listFiles: ListFiles;
+  /** `DELETE /api/v1/files/{file_key}`. */
+  readonly deleteFile: DeleteFile;
+  /** One pass of the file sweep (expiry); the API server runs it every minute. */
+  readonly expireFiles: ExpireFiles;
+  /** The file settings in force, defaults filled in. */
+  readonly fileSettings: ResolvedFileSettings;
+  /** The file records and bytes the use cases (and workers started by `startWorker`) use. */
+  readonly files: { readonly catalog: FileCatalog; readonly store: FileStore };
   /** Meters requests: `rateLimits.meterFor(principal)` gives a call's `meter`. */
   readonly rateLimits: RateLimitPolicy;
   /** The runs backend the use cases queue into and read from (the one passed, or the default `InMemoryRuns`). */
@@ -214,13 +270,25 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
   const index = apiIndexSettings(baseUrl, options.egressUrl ?? baseUrl, { ...options.index, credentialRateLimit: rateLimits.settings.credential });
   // Each use case's execute runs in a span named after it (no-op without a tracer provider).
   const tracer = tracerOf(CORE_TRACER_NAME);
-  const cursors = new PageCursors(options.cursorKey ?? randomBytes(32));
+  const cursorKey = options.cursorKey ?? randomBytes(32);
+  const cursors = new PageCursors(cursorKey);
+  const fileSettings = resolveFileSettings(options.files);
+  const files = { catalog: ports.fileCatalog ?? new InMemoryFileCatalog(), store: ports.fileStore ?? new InMemoryFileStore() };
+  const uploadKey = options.uploadKey ?? createHmac('sha256', cursorKey).update('svc upload addresses').digest();
+  const runFiles = new StoredRunFiles(files);
   return {
     describeApi: new DescribeApi(index),
     authenticate: traceExecute(new Authenticate(credentials, clock), 'Authenticate.execute', tracer),
     insertRecord: traceExecute(new InsertRecord(connections, writer), 'InsertRecord.execute', tracer),
     updateRecord: traceExecute(new UpdateRecord(connections, writer), 'UpdateRecord.execute', tracer),
-    startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, { baseUrl, ...(ports.notifier !== undefined ? { notifier: ports.notifier } : {}) }), 'StartRun.execute', tracer),
+    startRun: traceExecute(new StartRun(agents, runQueue, ids, clock, {
+        baseUrl,
+        ...(ports.notifier !== undefined ? { notifier: ports.notifier } : {}),
+        ...(fileSettings.verifyKeys ? { files: { catalog: files.catalog, retentionMs: fileSettings.retentionMs } } : {}),
+      }),
+      'StartRun.execute',
+      tracer,
+    ),
     getRun: traceExecute(new GetRun(ports.runStore ?? runs.store, { baseUrl }), 'GetRun.execute', tracer),
     cancelRun: traceExecute(
       new CancelRun(
@@ -245,10 +313,14 @@ export function createCore<R extends RunBackend = InMemoryRuns>(ports: CorePorts
       'ClaimIdempotencyKey.execute',
       tracer,
     ),
+    ...fileUseCases({ ...files, runs: ports.runStore ?? runs.store, clock, ids, addresses: new UploadAddresses(typeof uploadKey === 'string' ? Buffer.from(uploadKey, 'utf8') : uploadKey, baseUrl) }, { ...fileSettings, baseUrl }, cursors, tracer),
+    fileSettings,
+    files,
     rateLimits,
     runs,
     clock,
-    startWorker: (processor, workerOptions = {}) => runs.startWorker(processor, { clock, ...(telemetry !== undefined ? { telemetry } : {}), ...workerOptions }),
+    startWorker: (processor, workerOptions = {}) =>
+      runs.startWorker(processor, { clock, files: runFiles, ...(telemetry !== undefined ? { telemetry } : {}), ...workerOptions }),
     close: () => runs.close(),
   };
 }
@@ -266,6 +338,24 @@ function discoveryUseCases(
     getAgent: traceExecute(new GetAgent(agents, settings), 'GetAgent.execute', tracer),
     listConnections: traceExecute(new ListConnections(connections, settings, cursors), 'ListConnections.execute', tracer),
     getConnection: traceExecute(new GetConnection(connections, settings), 'GetConnection.execute', tracer),
+  };
+}
+
+/** The file use cases (docs/CONTRACT.md "Files"), each traced like the others. */
+function fileUseCases(
+  ports: { readonly catalog: FileCatalog; readonly store: FileStore; readonly runs: RunStorePort; readonly clock: Clock; readonly ids: IdGenerator; readonly addresses: UploadAddresses },
+  settings: ResolvedFileSettings & { readonly baseUrl: string },
+  cursors: PageCursors,
+  tracer: ReturnType<typeof tracerOf>,
+): Pick<Core, 'prepareFile' | 'receiveFileUpload' | 'completeFile' | 'getFile' | 'listFiles' | 'deleteFile' | 'expireFiles'> {
+  return {
+    prepareFile: traceExecute(new PrepareFile(ports, settings), 'PrepareFile.execute', tracer),
+    receiveFileUpload: traceExecute(new ReceiveFileUpload(ports), 'ReceiveFileUpload.execute', tracer),
+    completeFile: traceExecute(new CompleteFile(ports, settings), 'CompleteFile.execute', tracer),
+    getFile: traceExecute(new GetFile(ports), 'GetFile.execute', tracer),
+    listFiles: traceExecute(new ListFiles(ports, cursors), 'ListFiles.execute', tracer),
+    deleteFile: traceExecute(new DeleteFile(ports), 'DeleteFile.execute', tracer),
+    expireFiles: traceExecute(new ExpireFiles(ports, settings), 'ExpireFiles.execute', tracer),
   };
 }
 
@@ -295,5 +385,5 @@ export function createWorker(options: CreateWorkerOptions): Promise<RunWorker> {
  * (`credential:<account>:in-process:<name>`). Source: docs/decisions.md "In-process callers".
  */
 export function inProcessPrincipal(accountId: string, name = 'default'): Principal {
-  return { accountId, credentialId: `in-process:${name}`, kind: 'in_process', scopes: new Set(['runs:write', 'runs:read']) };
+  return { accountId, credentialId: `in-process:${name}`, kind: 'in_process', scopes: new Set(['runs:write', 'runs:read', 'files:write']) };
 }

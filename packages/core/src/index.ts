@@ -24,6 +24,7 @@ export * from './domain/error-type.js';
 export * from './domain/page.js';
 export * from './domain/idempotency.js';
 export * from './domain/stored-file.js';
+export * from './domain/upload-address.js';
 
 export type * from './ports/credential-store.js';
 export type * from './ports/connection-catalog.js';
@@ -50,6 +51,7 @@ export * from './schemas/record-schemas.js';
 export * from './schemas/run-schemas.js';
 export * from './schemas/response-schemas.js';
 export * from './schemas/validate.js';
+export * from './schemas/file-schemas.js';
 
 export * from './use-cases/rate-limit-policy.js';
 export * from './use-cases/authenticate.js';
@@ -72,6 +74,15 @@ export * from './use-cases/find-agent.js';
 export * from './use-cases/describe-api.js';
 export * from './use-cases/run-lifecycle.js';
 export * from './use-cases/claim-idempotency-key.js';
+export * from './use-cases/file-view.js';
+export * from './use-cases/prepare-file.js';
+export * from './use-cases/receive-file-upload.js';
+export * from './use-cases/complete-file.js';
+export * from './use-cases/get-file.js';
+export * from './use-cases/list-files.js';
+export * from './use-cases/delete-file.js';
+export * from './use-cases/expire-files.js';
+export * from './use-cases/run-files.js';
 
 export * from './telemetry/tracing.js';
 export * from './telemetry/observed-ports.js';

@@ -242,6 +242,13 @@ export function responseComponents(limits: EnforcedLimits): JsonObject {
       '`idempotency_key_reused`: this `Idempotency-Key` was used with another request of this account within 24 h (another method, path or body; member order and whitespace do not count). Nothing was done; send a new key for a new request.',
       ['idempotency_key_reused'],
     ),
+    ConflictFile: problemResponse(
+      '`file_in_use`: a `queued` or `running` run uses the file (delete); `file_not_pending`: the file is not `pending` any more (an upload to a completed file, or a complete after `expires_at`); `file_not_uploaded`: `complete` before any bytes were uploaded.',
+      ['file_in_use', 'file_not_pending', 'file_not_uploaded'],
+    ),
+    UploadForbidden: problemResponse('`upload_url_invalid`: the upload address is not one this server signed for this file (changed or truncated), or it has expired; prepare the file again. No credential is accepted instead.', ['upload_url_invalid'], { headers: ONLY_REQUEST_ID }),
+    UploadTooLarge: problemResponse('`upload_too_large`: the upload has more bytes than `size_bytes` (by its `Content-Length`, or counted as it arrived); nothing past `size_bytes` was written, nothing was kept, and the connection is closed.', ['upload_too_large'], { headers: ONLY_REQUEST_ID }),
+    BadRequestUpload: problemResponse(`\`upload_size_mismatch\`: the upload has fewer bytes than \`size_bytes\` (by its \`Content-Length\`, or it ended early); nothing was kept.\${PARSER_400_NOTE}`, ['upload_size_mismatch', ...PARSER_400_CODES], { headers: ONLY_REQUEST_ID }),
     ConflictRunFinal: problemResponse('`run_final`: the run is already `succeeded`, `failed` or `cancelled`; nothing was changed.', ['run_final']),
     PayloadTooLarge: problemResponse(
       `\`payload_too_large\`: the body is over ${body} (${limits.bodyLimitBytes} bytes), counted after decoding its \`Content-Encoding\` (a compressed body that inflates past ${body} is refused without being inflated further); or chunk extensions too large (the HTTP parser, on any path, with \`Connection: close\`).`,

@@ -62,7 +62,7 @@ export function corsStage(origins: readonly string[] | undefined): Middleware | 
       const origin = ctx.get('Origin');
       return allowed.has(origin.toLowerCase()) ? origin : '';
     },
-    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
     allowHeaders: [...CORS_ALLOWED_HEADERS],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: CORS_MAX_AGE_SECONDS,

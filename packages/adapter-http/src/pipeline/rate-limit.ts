@@ -76,3 +76,17 @@ export function sendResultAs<T>(ctx: Context, meter: RequestMeter, result: Resul
   if (result.ok) sendJson(ctx, status, bodyOf(result.value));
   else sendError(ctx, result.error);
 }
+
+/**
+ * As {@link sendResult}, for a success without a body: the rate-limit headers, then
+ * `status` (204) and no body, or the problem details of the error.
+ */
+export function sendResultEmpty(ctx: Context, meter: RequestMeter, result: Result<unknown, DomainError>, status = 204): void {
+  setDecisionHeaders(ctx, meter);
+  if (!result.ok) {
+    sendError(ctx, result.error);
+    return;
+  }
+  ctx.status = status;
+  ctx.body = null;
+}

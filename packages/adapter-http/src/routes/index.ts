@@ -5,6 +5,12 @@ import { getAgentRoute } from './get-agent.js';
 import { getConnectionRoute } from './get-connection.js';
 import { getRunRoute } from './get-run.js';
 import { cancelRunRoute } from './cancel-run.js';
+import { completeFileRoute } from './complete-file.js';
+import { deleteFileRoute } from './delete-file.js';
+import { getFileRoute } from './get-file.js';
+import { listFilesRoute } from './list-files.js';
+import { prepareFileRoute } from './prepare-file.js';
+import { uploadFileRoute } from './upload-file.js';
 import { runEventsRoute } from './run-events.js';
 import { insertRecordRoute } from './insert-record.js';
 import { listAgentsRoute } from './list-agents.js';
@@ -38,6 +44,12 @@ export const ROUTES: readonly RouteDefinition[] = [
   listConnectionsRoute,
   getConnectionRoute,
   listRunsRoute,
+  prepareFileRoute,
+  uploadFileRoute,
+  completeFileRoute,
+  listFilesRoute,
+  getFileRoute,
+  deleteFileRoute,
   mcpEndpointRoute,
   mcpResourceMetadataRoute,
   openApiDocumentRoute,

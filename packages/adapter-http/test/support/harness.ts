@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createEgressApp, createHttpApp, type HttpAppSettings, type HttpUseCases } from '@svc/adapter-http';
-import { createCore, type Core, type CorePorts, type CoreOptions, type RateLimitPolicy, type RateLimitSettings } from '@svc/core';
+import { createCore, type Core, type CorePorts, type CoreOptions, type FileSettings, type RateLimitPolicy, type RateLimitSettings } from '@svc/core';
 import {
   ACCOUNT_A,
   ACCOUNT_B,
@@ -31,6 +31,7 @@ export const SECRETS = {
   keyA2: 'svc-http-test-key-account-a-000000000002',
   keyB: 'svc-http-test-key-account-b-000000000001',
   tokenWrite: 'svcpt_http-test-token-runs-write-00000001',
+  tokenFiles: 'svcpt_http-test-token-files-write-0000001',
   tokenNoScope: 'svcpt_http-test-token-no-scope-000000001',
   tokenExpired: 'svcpt_http-test-token-expired-0000000001',
 } as const;
@@ -54,6 +55,8 @@ export interface World {
   readonly writer: InMemoryRecordWriter;
   readonly runs: InMemoryRunStore;
   readonly queue: InMemoryRunQueue;
+  /** The file records and bytes (in memory). */
+  readonly files: Core['files'];
   /** The rate-limit policy every authenticated request is charged by. */
   readonly rateLimits: RateLimitPolicy;
   readonly useCases: HttpUseCases;
@@ -70,6 +73,8 @@ export interface AppOptions {
   readonly override?: (world: World) => Partial<HttpUseCases>;
   /** More settings of both apps (telemetry, CORS origins, trusted proxies). */
   readonly settings?: Partial<HttpAppSettings>;
+  /** The core's `files.*` settings. */
+  readonly files?: FileSettings;
 }
 
 /** Both apps listening on loopback. */
@@ -84,13 +89,14 @@ export interface RunningApps {
   close(): Promise<void>;
 }
 
-function buildWorld(limits: RateLimitSettings | undefined): World {
+function buildWorld(limits: RateLimitSettings | undefined, files?: FileSettings): World {
   const clock = new SystemClock();
   const credentials = new InMemoryCredentialStore([
     aStoredCredential(SECRETS.keyA, { credentialId: 'key_a1' }),
     aStoredCredential(SECRETS.keyA2, { credentialId: 'key_a2' }),
     aStoredCredential(SECRETS.keyB, { credentialId: 'key_b1', accountId: ACCOUNT_B }),
     aStoredCredential(SECRETS.tokenWrite, { credentialId: 'tok_write', scopes: ['runs:write', 'runs:read'] }),
+    aStoredCredential(SECRETS.tokenFiles, { credentialId: 'tok_files', scopes: ['files:write'] }),
     aStoredCredential(SECRETS.tokenNoScope, { credentialId: 'tok_noscope', scopes: [] }),
     aStoredCredential(SECRETS.tokenExpired, {
       credentialId: 'tok_expired',
@@ -107,7 +113,7 @@ function buildWorld(limits: RateLimitSettings | undefined): World {
   const writer = new InMemoryRecordWriter();
   writer.defineTable('dbo.orders', ['id', 'sku', 'qty', 'note', 'status'], [{ id: 1, sku: 'A-1', qty: 1, note: null, status: 'new' }]);
   const ports: CorePorts = { credentials, connections, agents, recordWriter: writer, rateLimitStore: new InMemoryRateLimitStore(clock), clock, ids: new SequentialIdGenerator() };
-  const options: CoreOptions = { baseUrl: BASE_URL, egressUrl: EGRESS_URL, ...(limits !== undefined ? { rateLimits: limits } : {}) };
+  const options: CoreOptions = { baseUrl: BASE_URL, egressUrl: EGRESS_URL, ...(limits !== undefined ? { rateLimits: limits } : {}), ...(files !== undefined ? { files } : {}) };
   const core = createCore(ports, options);
   return {
     credentials,
@@ -116,6 +122,7 @@ function buildWorld(limits: RateLimitSettings | undefined): World {
     writer,
     runs: core.runs.store,
     queue: core.runs.queue,
+    files: core.files,
     rateLimits: core.rateLimits,
     useCases: core,
     coreWith: (overrides) => createCore({ ...ports, runs: core.runs, ...overrides }, options),
@@ -141,7 +148,7 @@ function close(server: Server): Promise<void> {
  * loopback ports chosen by the OS.
  */
 export async function startApps(options: AppOptions = {}): Promise<RunningApps> {
-  const world = buildWorld(options.limits);
+  const world = buildWorld(options.limits, options.files);
   const useCases = { ...world.useCases, ...(options.override?.(world) ?? {}) };
   const logger = new RecordingLogger();
   const settings: HttpAppSettings = {

@@ -13,8 +13,10 @@ export const ACCESS_TOKEN_PREFIX = 'svcpt_';
 export const SCOPE_RUNS_WRITE = 'runs:write';
 /** OAuth scope needed to read a run. Source: docs/CONTRACT.md "Authentication". */
 export const SCOPE_RUNS_READ = 'runs:read';
+/** OAuth scope needed for every file operation (prepare, complete, get, list, delete). Source: docs/CONTRACT.md "Files". */
+export const SCOPE_FILES_WRITE = 'files:write';
 /** Every OAuth scope this service knows, as listed in the index. */
-export const SUPPORTED_SCOPES = [SCOPE_RUNS_WRITE, SCOPE_RUNS_READ] as const;
+export const SUPPORTED_SCOPES = [SCOPE_RUNS_WRITE, SCOPE_RUNS_READ, SCOPE_FILES_WRITE] as const;
 
 /**
  * The authenticated caller of one request.

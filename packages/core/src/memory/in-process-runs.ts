@@ -99,6 +99,7 @@ export class InProcessRunWorker implements RunWorker {
       clock: this.clock,
       ...(options.cancelGraceMs !== undefined ? { cancelGraceMs: options.cancelGraceMs } : {}),
       ...(options.cancelPollMs !== undefined ? { cancelPollMs: options.cancelPollMs } : {}),
+      ...(options.files !== undefined ? { files: options.files } : {}),
     });
     this.stopped = new Promise((resolve) => this.stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
   }

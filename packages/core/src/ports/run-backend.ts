@@ -1,3 +1,4 @@
+import type { RunFileSource } from './run-processor.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { Notifier } from './notifier.js';
@@ -32,6 +33,12 @@ export interface RunWorkerOptions {
    * 200 (core `DEFAULT_CANCEL_POLL_MS`). Source: docs/decisions.md "Cancel and run events".
    */
   readonly cancelPollMs?: number;
+  /**
+   * Gives each processor its run's files (`context.files`): core `StoredRunFiles` on the
+   * file catalog and store the API uses; default none (every `open` fails the run).
+   * Source: docs/CONTRACT.md "Files".
+   */
+  readonly files?: RunFileSource;
 }
 
 

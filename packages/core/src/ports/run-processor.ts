@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { JsonValue, Run } from '../domain/run.js';
 
 /**
@@ -16,6 +17,40 @@ export interface ProgressReport {
   readonly percent?: number;
   /** Safe, human-readable step, at most 1000 characters. */
   readonly message?: string;
+}
+
+/** A file of a run, as {@link RunFiles.open} describes it. Sizes in bytes. Source: docs/CONTRACT.md "Files". */
+export interface RunFile {
+  readonly fileKey: string;
+  readonly fileName: string;
+  /** Media type, lower case, without parameters. */
+  readonly contentType: string;
+  readonly sizeBytes: number;
+  /** SHA-256 of the bytes, 64 lowercase hex digits. */
+  readonly sha256: string;
+}
+
+/** An opened file of a run: its metadata and its bytes as a stream (read it once, or destroy it). */
+export interface OpenedRunFile extends RunFile {
+  readonly stream: Readable;
+}
+
+/**
+ * The files of one run, for its processor (`context.files`). Source: docs/CONTRACT.md "Files".
+ */
+export interface RunFiles {
+  /**
+   * Opens one of the run's files (`files[].file_key` or `background_files[].file_key` of its request).
+   * @throws RunFailedError (not retryable) when `fileKey` is not one of the run's files, or the file is gone or not `ready`.
+   * @throws DependencyUnavailableError when the file storage is unreachable (the attempt is retried).
+   */
+  open(fileKey: string): Promise<OpenedRunFile>;
+}
+
+/** Gives each run's processor its {@link RunFiles}: core `StoredRunFiles` on a file catalog and store. */
+export interface RunFileSource {
+  /** The files of `run`. */
+  forRun(run: Run): RunFiles;
 }
 
 /**
@@ -39,6 +74,8 @@ export interface RunProcessingContext {
    * @throws when the run store is unreachable.
    */
   reportProgress(progress: ProgressReport): Promise<boolean>;
+  /** The run's files, read as streams (the worker's `files` source; without one every `open` fails the run). */
+  readonly files: RunFiles;
 }
 
 /**

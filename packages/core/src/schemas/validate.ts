@@ -10,6 +10,7 @@ import { err, ok, type Result } from '../domain/result.js';
 import { MAX_WRITE_PARAMETERS } from './common.js';
 import { insertRecordBodySchema, updateRecordBodySchema } from './record-schemas.js';
 import { filesRunBodySchema, messageRunBodySchema } from './run-schemas.js';
+import { prepareFileBodySchema } from './file-schemas.js';
 
 /** Wire body of the row insert, once valid. Source: docs/api-spec.md "POST .../records". */
 export interface InsertRecordBody {
@@ -35,6 +36,15 @@ export interface FilesRunBody {
 /** Wire body of a run request, Option 2. Source: docs/CONTRACT.md "Runs". */
 export interface MessageRunBody {
   readonly message: string;
+}
+
+/** Wire body of `POST /api/v1/files`, once valid. Source: docs/CONTRACT.md "Files". */
+export interface PrepareFileBody {
+  readonly file_name: string;
+  readonly content_type: string;
+  /** Bytes, ≥ 1 (the upper bound, `files.max_bytes`, is core `PrepareFile`'s). */
+  readonly size_bytes: number;
+  readonly sha256?: string;
 }
 
 /** Body of a run start, once valid: Option 1 (files) or Option 2 (message). Source: docs/CONTRACT.md "Runs". */
@@ -70,6 +80,7 @@ const insertValidator = ajv.compile<InsertRecordBody>(insertRecordBodySchema);
 const updateValidator = ajv.compile<UpdateRecordBody>(updateRecordBodySchema);
 const filesRunValidator = ajv.getSchema<FilesRunBody>('RunWithFiles') as ValidateFunction<FilesRunBody>;
 const messageRunValidator = ajv.getSchema<MessageRunBody>('RunWithMessage') as ValidateFunction<MessageRunBody>;
+const prepareFileValidator = ajv.compile<PrepareFileBody>(prepareFileBodySchema);
 
 /** Escapes one JSON Pointer reference token (RFC 6901 §3). */
 export function escapePointerToken(token: string): string {
@@ -123,6 +134,8 @@ function issueOf(e: ErrorObject, body: unknown): ValidationIssue | undefined {
         return { path: at, message: why.ok ? 'is not a valid identifier' : why.error };
       }
       if (at.endsWith('/content_type')) return { path: at, message: 'must be a media type such as application/pdf' };
+      if (at === '/file_name') return { path: at, message: 'must not contain a path separator (/ or \\) or a control character' };
+      if (at === '/sha256') return { path: at, message: 'must be 64 lowercase hexadecimal digits' };
       return { path: at, message: 'has an invalid format' };
     }
     case 'format':
@@ -302,4 +315,12 @@ export function validateStartRunBody(body: unknown): Result<FilesRunBody | Messa
     return err([{ path: '', message: 'must contain `files` (Option 1) or `message` (Option 2)' }]);
   }
   return run(messageRunValidator, body);
+}
+
+/**
+ * Validates the body of a file preparation against `prepareFileBodySchema`.
+ * @returns the typed body, or every failed rule as issues with JSON Pointer paths (e.g. `/file_name`).
+ */
+export function validatePrepareFileBody(body: unknown): Result<PrepareFileBody, ValidationIssue[]> {
+  return run(prepareFileValidator, body);
 }

@@ -3,6 +3,7 @@ import { domainError, type DomainError } from '../domain/errors.js';
 import {
   ACCESS_TOKEN_PREFIX,
   API_KEY_PREFIX,
+  SCOPE_FILES_WRITE,
   SCOPE_RUNS_READ,
   SCOPE_RUNS_WRITE,
   type CredentialKind,
@@ -24,7 +25,12 @@ export type OperationId =
   | 'listAgents'
   | 'getAgent'
   | 'listConnections'
-  | 'getConnection';
+  | 'getConnection'
+  | 'prepareFile'
+  | 'completeFile'
+  | 'getFile'
+  | 'listFiles'
+  | 'deleteFile';
 
 /**
  * Which operations accept OAuth access tokens, and with which scope.
@@ -32,7 +38,8 @@ export type OperationId =
  * (run creation with `runs:write`, run status with `runs:read`, nothing else), "Runs
  * lifecycle" (cancel as run creation, `runs:write`; the events stream as the run status,
  * `runs:read`) and
- * "Discovery" (listing runs with `runs:read`; agents and connections take API keys only).
+ * "Discovery" (listing runs with `runs:read`; agents and connections take API keys only),
+ * "Files" (every file operation with `files:write`).
  */
 export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | undefined>> = {
   insertRecord: undefined,
@@ -46,6 +53,11 @@ export const OAUTH_SCOPE_BY_OPERATION: Readonly<Record<OperationId, string | und
   getAgent: undefined,
   listConnections: undefined,
   getConnection: undefined,
+  prepareFile: SCOPE_FILES_WRITE,
+  completeFile: SCOPE_FILES_WRITE,
+  getFile: SCOPE_FILES_WRITE,
+  listFiles: SCOPE_FILES_WRITE,
+  deleteFile: SCOPE_FILES_WRITE,
 };
 
 /**

@@ -1,6 +1,8 @@
 import { RunCancelledError, RunFailedError } from '../domain/errors.js';
 import { errorTypeOf } from '../domain/error-type.js';
 import { checkOutput, checkProgress, type JsonValue, type Run, type RunStatus } from '../domain/run.js';
+import { NO_RUN_FILES } from './run-files.js';
+import type { RunFileSource } from '../ports/run-processor.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
 import type { Notifier } from '../ports/notifier.js';
@@ -61,6 +63,8 @@ export interface RunLifecycleOptions {
   readonly cancelGraceMs?: number;
   /** Ms between two reads of the run for a cancel request while it is processed; default {@link DEFAULT_CANCEL_POLL_MS}. */
   readonly cancelPollMs?: number;
+  /** Gives each processor its run's files (`context.files`); default core `NO_RUN_FILES` (every `open` fails the run). */
+  readonly files?: RunFileSource;
 }
 
 /** Default of `RunWorkerOptions.cancelGraceMs`: 10000 ms (docs/CONTRACT.md "Runs lifecycle"). */
@@ -104,6 +108,7 @@ export class RunLifecycle {
   private readonly tracer: Tracer;
   private readonly cancelGraceMs: number;
   private readonly cancelPollMs: number;
+  private readonly files: RunFileSource;
 
   /**
    * @param options - store, processor, and optional notifier, logger, clock, telemetry and cancel timings.
@@ -119,6 +124,7 @@ export class RunLifecycle {
     this.tracer = tracerOf(CORE_TRACER_NAME);
     this.cancelGraceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     this.cancelPollMs = options.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS;
+    this.files = options.files ?? NO_RUN_FILES;
     if (!(this.cancelGraceMs >= 0) || !(this.cancelPollMs > 0)) throw new RangeError('cancelGraceMs must be ≥ 0 and cancelPollMs > 0');
   }
 
@@ -169,6 +175,7 @@ export class RunLifecycle {
         checkProgress(progress);
         return this.store.reportProgress(runId, { ...progress, updatedAt: this.clock.now() });
       },
+      files: this.files.forRun(run),
     };
     let processed: Processed;
     try {

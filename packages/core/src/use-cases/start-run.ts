@@ -1,5 +1,7 @@
 import type { Notifier } from '../ports/notifier.js';
-import { validationFailed, type DomainError } from '../domain/errors.js';
+import { validationFailed, type DomainError, type ValidationIssue } from '../domain/errors.js';
+import type { FileCatalog } from '../ports/file-catalog.js';
+import { essenceOf, fileStatusAt } from './file-view.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { Run } from '../domain/run.js';
@@ -50,6 +52,13 @@ export interface StartRunSettings {
    * notifier). Default: nobody.
    */
   readonly notifier?: Notifier;
+  /**
+   * Where the file keys of a run request are checked (docs/CONTRACT.md "Files"): each must
+   * name a `ready` file of the caller's account whose `file_name` and `content_type` match;
+   * the run is then recorded with each file (`FileCatalog.addRun`, which moves its expiry
+   * `retentionMs` on). Absent (`files.verify_keys: false`): keys are opaque.
+   */
+  readonly files?: { readonly catalog: FileCatalog; readonly retentionMs: number };
 }
 
 function requestOf(body: StartRunBody): RunRequest {
@@ -111,8 +120,11 @@ export class StartRun {
 
     const now = this.clock.now();
     const request = requestOf(body.value);
+    const runId = this.ids.newId();
+    const files = await this.claimFiles(request, principal.accountId, runId, now);
+    if (files.length > 0) return err(validationFailed(files));
     const run: Run = {
-      runId: this.ids.newId(),
+      runId,
       workflowRunId: this.ids.newId(),
       agentId: input.agentId,
       accountId: principal.accountId,
@@ -133,5 +145,41 @@ export class StartRun {
       status_url: statusUrlOf(this.settings.baseUrl, run.runId),
       message: describe(request),
     });
+  }
+
+  /**
+   * Checks every file key of `request` and records the run with each file; the issues
+   * found (none: all are the caller's `ready` files, now recorded with the run).
+   */
+  private async claimFiles(request: RunRequest, accountId: string, runId: string, now: Date): Promise<ValidationIssue[]> {
+    const files = this.settings.files;
+    if (files === undefined || request.kind !== 'files') return [];
+    const named = [
+      ...request.files.map((file, i) => ({ file, path: `/files/${i}/file_key` })),
+      ...request.backgroundFiles.map((file, i) => ({ file, path: `/background_files/${i}/file_key` })),
+    ];
+    const found = await Promise.all(named.map(({ file }) => files.catalog.get(file.file_key)));
+    const issues: ValidationIssue[] = [];
+    named.forEach(({ file, path }, i) => {
+      const stored = found[i];
+      // Another account's file answers exactly like a missing one.
+      if (stored?.accountId !== accountId) return void issues.push({ path, message: 'names no file of this account' });
+      const status = fileStatusAt(stored, now);
+      if (status !== 'ready') return void issues.push({ path, message: `names a file that is ${status}, not ready` });
+      if (stored.fileName !== file.file_name) return void issues.push({ path, message: `names a file whose file_name is ${JSON.stringify(stored.fileName)}, not ${JSON.stringify(file.file_name)}` });
+      if (stored.contentType !== essenceOf(file.content_type)) {
+        issues.push({ path, message: `names a file whose content_type is ${stored.contentType}, not ${essenceOf(file.content_type)}` });
+      }
+    });
+    if (issues.length > 0) return issues;
+    const until = new Date(now.getTime() + files.retentionMs);
+    const keys = [...new Set(named.map(({ file }) => file.file_key))];
+    const recorded = await Promise.all(keys.map((key) => files.catalog.addRun(key, runId, until)));
+    // A file that stopped being ready since it was read (deleted, expired): refused like one that never was.
+    keys.forEach((key, i) => {
+      if (recorded[i] !== undefined) return;
+      for (const { file, path } of named) if (file.file_key === key) issues.push({ path, message: 'names a file that is no longer ready' });
+    });
+    return issues;
   }
 }
