@@ -238,6 +238,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's files, newest first
+         * @description The files of the caller's account, newest first (`created_at` descending, then `file_key`). Paging as for the run list: follow `next_cursor` (or `Link: rel="next"`) until it is null. `status` matches the recorded status (a file past `expires_at` that the minute's sweep has not reached yet is shown `expired` but matched as before). Accepts OAuth access tokens with scope `files:write`.
+         */
+        get: operations["listFiles"];
+        put?: never;
+        /**
+         * Prepare a file upload
+         * @description Declares a file (name, media type, exact size, optionally its SHA-256) and answers where to send its bytes: `PUT` exactly `size_bytes` bytes to `upload_url` with `upload_headers` and no credential (the address is signed and expires at `expires_at`, 1 hour by default), then call `POST /api/v1/files/{file_key}/complete`. The file is `pending` until then.
+         *
+         *     `size_bytes` above the server's `files.max_bytes` (default 104857600, 100 MiB) is refused naming `/size_bytes`; a `file_name` with a path separator or a control character naming `/file_name`. The upload itself is not bound by the JSON body limit, only by `size_bytes`.
+         *
+         *     Accepts OAuth access tokens with scope `files:write`. Charged to the credential's window once.
+         */
+        post: operations["prepareFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/{file_key}/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a file's bytes (the server's own upload address)
+         * @description Where `upload_url` points when the server keeps files on its own disk: send exactly `size_bytes` bytes with `upload_headers` and **no credential** — the `expires` and `signature` query parameters are the authorization, valid for this one file until `expires_at`. With S3-compatible storage `upload_url` is a presigned S3 URL instead, and this operation is not used.
+         *
+         *     The bytes are streamed to storage, never held in memory; nothing past `size_bytes` is written. A body with more bytes than declared is refused with 413 `upload_too_large`, one with fewer (or a `Content-Length` other than `size_bytes`) with 400 `upload_size_mismatch`; either way nothing is kept and the file stays `pending`, so the upload can be sent again. An upload cut off half way keeps nothing. A second upload replaces the first until `complete`.
+         */
+        put: operations["uploadFile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/{file_key}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a file upload
+         * @description Checks the bytes sent to `upload_url`: their size against `size_bytes`, their SHA-256 against the declared `sha256` (when one was declared), and their content against `content_type` (the type sniffed from the first bytes: a PNG declared `application/pdf` is refused; a type that cannot be sniffed, such as plain text or CSV, is taken as declared). The file becomes `ready` (then `sha256` is the digest of its bytes, and a run start may name it) or `rejected` with a `reason` (its bytes are deleted; prepare it again).
+         *
+         *     Calling it again answers the file as it is. Before any bytes were uploaded: 409 `file_not_uploaded`; after `expires_at`: 409 `file_not_pending`. No request body. Accepts OAuth access tokens with scope `files:write`.
+         */
+        post: operations["completeFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/{file_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a file
+         * @description The file's record (never its bytes): status `pending`, `ready`, `rejected` or `expired`, with `reason` when rejected or expired. Accepts OAuth access tokens with scope `files:write`.
+         */
+        get: operations["getFile"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file
+         * @description Deletes the file's record and bytes. Refused with 409 `file_in_use` while a `queued` or `running` run was started with it (cancel the run or wait for it to end). Accepts OAuth access tokens with scope `files:write`.
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/{agent_id}/mcp": {
         parameters: {
             query?: never;
@@ -419,7 +515,7 @@ export interface components {
              * @description Machine-readable, snake_case.
              * @enum {string}
              */
-            code: "bad_request" | "validation_failed" | "invalid_header" | "invalid_json" | "writes_not_supported" | "unknown_entity" | "unknown_column" | "constraint_violation" | "invalid_value" | "invalid_cursor" | "missing_credential" | "invalid_credential" | "expired_credential" | "unsupported_credential" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "ambiguous_key" | "idempotency_key_in_use" | "run_final" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "connection_unavailable" | "service_unavailable" | "connection_timeout";
+            code: "bad_request" | "validation_failed" | "invalid_header" | "invalid_json" | "writes_not_supported" | "unknown_entity" | "unknown_column" | "constraint_violation" | "invalid_value" | "invalid_cursor" | "missing_credential" | "invalid_credential" | "expired_credential" | "unsupported_credential" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "ambiguous_key" | "idempotency_key_in_use" | "run_final" | "file_in_use" | "file_not_pending" | "file_not_uploaded" | "upload_url_invalid" | "upload_too_large" | "upload_size_mismatch" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "rate_limited" | "request_header_fields_too_large" | "internal_error" | "connection_unavailable" | "service_unavailable" | "connection_timeout";
             /** @description Validation failures (code `validation_failed`). */
             errors?: {
                 /** @description JSON Pointer (RFC 6901) into the request body, or `/<name>` of a query parameter (list operations). */
@@ -454,6 +550,78 @@ export interface components {
         };
         RunStartResponse: {
             data: components["schemas"]["RunStartResult"];
+        };
+        /** PrepareFileRequest */
+        PrepareFileRequest: {
+            /**
+             * @description The file's name, 1..255 characters without a path separator (`/`, `\`) or control character; a run request names it again as `file_name`.
+             * @example invoice-2026-11.pdf
+             */
+            file_name: string;
+            /**
+             * @description Media type `type/subtype` (RFC 6838). Checked against the bytes on `complete`: a type they contradict rejects the file.
+             * @example application/pdf
+             */
+            content_type: string;
+            /**
+             * @description Exact size of the file in bytes, 1..`files.max_bytes` (default 104857600, 100 MiB).
+             * @example 48213
+             */
+            size_bytes: number;
+            /** @description SHA-256 of the bytes, 64 lowercase hex digits; when given, `complete` rejects other bytes. */
+            sha256?: string;
+        };
+        File: {
+            /**
+             * @description The key a run request names in `files[].file_key` or `background_files[].file_key`. Opaque.
+             * @example file_3f2a9c0d5e6b47a18c9d0e1f2a3b4c5d
+             */
+            file_key: string;
+            /** @description As prepared. */
+            file_name: string;
+            /** @description As prepared (lower case, without parameters). */
+            content_type: string;
+            /** @description As prepared; a `ready` file has exactly this many bytes. */
+            size_bytes: number;
+            /** @description The SHA-256 of the bytes once `ready` (hex); before, the declared one, or null. */
+            sha256: string | null;
+            /**
+             * @description `pending` until `complete`; then `ready` or `rejected`; `expired` once past `expires_at`.
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "rejected" | "expired";
+            /** @description Why the file is `rejected` or `expired`; null otherwise. */
+            reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description A `pending` file expires at the end of its upload address; a `ready` one `files.retention_days` (default 7) after it was last used by a run start, unless a live run still uses it.
+             */
+            expires_at: string;
+            /**
+             * Format: uri
+             * @description Only in the answer to `POST /api/v1/files`: where to `PUT` the bytes (carries its own signature; send no credential).
+             */
+            upload_url?: string;
+            /**
+             * @description Only with `upload_url`.
+             * @enum {string}
+             */
+            upload_method?: "PUT";
+            /** @description Only with `upload_url`: headers to send with the bytes, exactly as given. */
+            upload_headers?: {
+                [key: string]: string;
+            };
+        };
+        FileResponse: {
+            data: components["schemas"]["File"];
+        };
+        FileList: {
+            /** @description At most `limit` files, newest first (`created_at` descending, then `file_key`). */
+            data: components["schemas"]["File"][];
+            /** @description The `cursor` of the next page (also in `Link: <...>; rel="next"`), or null on the last page. Opaque. */
+            next_cursor: string | null;
         };
         Run: {
             /** @description Identifier of the run. */
@@ -888,6 +1056,70 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @enum {unknown} */
                     code?: "idempotency_key_reused";
+                };
+            };
+        };
+        /** @description `file_in_use`: a `queued` or `running` run uses the file (delete); `file_not_pending`: the file is not `pending` any more (an upload to a completed file, or a complete after `expires_at`); `file_not_uploaded`: `complete` before any bytes were uploaded. */
+        ConflictFile: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description `RateLimit-Limit` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Limit"?: number;
+                /** @description `RateLimit-Remaining` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Remaining"?: number;
+                /** @description `RateLimit-Reset` of the charge, when the request was charged (see components.headers). */
+                "RateLimit-Reset"?: number;
+                /** @description `x-ratelimit-limit` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-limit"?: number;
+                /** @description `x-ratelimit-remaining` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-remaining"?: number;
+                /** @description `x-ratelimit-reset` of the charge, when the request was charged (see components.headers). */
+                "x-ratelimit-reset"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "file_in_use" | "file_not_pending" | "file_not_uploaded";
+                };
+            };
+        };
+        /** @description `upload_url_invalid`: the upload address is not one this server signed for this file (changed or truncated), or it has expired; prepare the file again. No credential is accepted instead. */
+        UploadForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "upload_url_invalid";
+                };
+            };
+        };
+        /** @description `upload_too_large`: the upload has more bytes than `size_bytes` (by its `Content-Length`, or counted as it arrived); nothing past `size_bytes` was written, nothing was kept, and the connection is closed. */
+        UploadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "upload_too_large";
+                };
+            };
+        };
+        /** @description `upload_size_mismatch`: the upload has fewer bytes than `size_bytes` (by its `Content-Length`, or it ended early); nothing was kept.${PARSER_400_NOTE} */
+        BadRequestUpload: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {unknown} */
+                    code?: "upload_size_mismatch" | "bad_request" | "invalid_header";
                 };
             };
         };
@@ -1711,6 +1943,271 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                /** @description Only the files with this status. */
+                status?: "pending" | "ready" | "rejected" | "expired";
+                /** @description Items per page, 1..100; default 20. Anything else (or the parameter sent twice): 400 `validation_failed` naming `/limit`. */
+                limit?: number;
+                /** @description Opaque cursor of the page to read, as this service gave it (the `Link: rel="next"` URL holds it); absent: the first page. A cursor of another list, account or filters, or one this service did not sign: 400 `invalid_cursor` naming `/cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of files. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    /** @description `<url>; rel="next"` (RFC 8288): the next page, this request (its other query parameters kept) with `cursor` set to the next page's cursor (`next_cursor` where the body has it), on the configured base URL. Absent on the last page. A deprecated operation also sends `<url>; rel="deprecation"`. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileList"];
+                };
+            };
+            400: components["responses"]["BadRequestList"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    prepareFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1..255 printable ASCII characters of your choice (a UUID is a good one), scoped to your account. The same key with the same request (method, path and JSON body; member order and whitespace do not count) within 24 h answers the first answer again (status, `Location`, body byte for byte) with `Idempotent-Replayed: true`, without doing the work again; replays count against the credential's rate limit only. With another request: 422 `idempotency_key_reused`; while the first is still in flight: 409 `idempotency_key_in_use` with `Retry-After`. Kept: 2xx and 4xx answers of the operation; not kept (the key stays free): 401, 403, 429 and every 5xx. An empty or invalid key (or the header sent twice): 400 `validation_failed` naming `/Idempotency-Key`. */
+                "Idempotency-Key"?: string;
+                /** @description Coding of the request body (RFC 9110 §8.4): `gzip` (or `x-gzip`), `deflate` (zlib format) or `br`, any case; `identity` or absent: none. The 1 MiB limit applies to the decoded body (413). Any other coding, or more than one: 415. */
+                "Content-Encoding"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrepareFileRequest"];
+            };
+        };
+        responses: {
+            /** @description Created: the file is `pending`; PUT its bytes to `upload_url`. `Location` is the file. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description The file: `{base_url}/api/v1/files/{file_key}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestRunStart"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictIdempotencyKey"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            417: components["responses"]["ExpectationFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadFile: {
+        parameters: {
+            query: {
+                /** @description Unix time (seconds) when the address expires; part of what is signed. */
+                expires: string;
+                /** @description HMAC-SHA256 signature of the file key and `expires` (base64url). */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /** @description The file key `POST /api/v1/files` answered. */
+                file_key: string;
+            };
+            cookie?: never;
+        };
+        /** @description The bytes of the file, exactly `size_bytes` of them. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Received: the file is still `pending` until `complete`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestUpload"];
+            403: components["responses"]["UploadForbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictFile"];
+            413: components["responses"]["UploadTooLarge"];
+            417: components["responses"]["ExpectationFailed"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file key `POST /api/v1/files` answered. */
+                file_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, `ready` or `rejected`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictFile"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file key `POST /api/v1/files` answered. */
+                file_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLargeParser"];
+            417: components["responses"]["ExpectationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The file key `POST /api/v1/files` answered. */
+                file_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["ConflictFile"];
             413: components["responses"]["PayloadTooLargeParser"];
             417: components["responses"]["ExpectationFailed"];
             429: components["responses"]["TooManyRequests"];
