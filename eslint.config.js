@@ -5,7 +5,7 @@
 import tseslint from 'typescript-eslint';
 
 const FRAMEWORKS = ['koa', '@koa/*', 'knex', 'tedious', 'ioredis', 'bullmq', 'rate-limiter-flexible', 'inversify', 'reflect-metadata', 'pino', 'yaml', 'pg', 'lru-cache', 'p-retry', 'nodemailer', 'undici', 'standardwebhooks', 'ipaddr.js'];
-const ADAPTERS = ['adapter-http', 'adapter-sqlserver', 'adapter-queue', 'adapter-ratelimit', 'adapter-postgres', 'adapter-mcp', 'adapter-email', 'adapter-webhooks'];
+const ADAPTERS = ['adapter-http', 'adapter-sqlserver', 'adapter-queue', 'adapter-ratelimit', 'adapter-postgres', 'adapter-mcp', 'adapter-email', 'adapter-webhooks', 'adapter-storage'];
 /** The classes only `createCore` may construct. */
 const USE_CASES = ['DescribeApi', 'Authenticate', 'InsertRecord', 'UpdateRecord', 'StartRun', 'GetRun', 'FindAgent', 'RateLimitPolicy'];
 const DEEP = { group: ['@svc/*/src/*', '@svc/*/dist/*'], message: 'Import a package through its public entry point, never its src/ or dist/.' };

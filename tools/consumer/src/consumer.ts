@@ -26,6 +26,7 @@ export const PUBLISHABLE: readonly string[] = [
   'packages/adapter-queue',
   'packages/adapter-ratelimit',
   'packages/adapter-sqlserver',
+  'packages/adapter-storage',
   'packages/adapter-webhooks',
   'packages/client',
   'packages/cli',

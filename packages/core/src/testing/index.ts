@@ -14,6 +14,7 @@ export * from './idempotency-store-contract.js';
 export * from './run-lifecycle-contract.js';
 export * from './run-event-log-contract.js';
 export * from './catalog-contract.js';
+export * from './file-store-contract.js';
 export * from './file-catalog-contract.js';
 export * from './recording-logger.js';
 export * from './recording-telemetry.js';

@@ -8,7 +8,9 @@ import type { RunStore } from '@svc/core';
 import {
   aConnection,
   catalogContract,
+  fileStoreContract,
   inMemoryCatalogHarness,
+  InMemoryFileStore,
   InMemoryRateLimitStore,
   InMemoryRecordWriter,
   InMemoryRunQueue,
@@ -85,3 +87,5 @@ catalogContract(
   inMemoryCatalogHarness,
   runner,
 );
+
+fileStoreContract('InMemoryFileStore under node:test', () => Promise.resolve({ store: new InMemoryFileStore(), close: () => Promise.resolve() }), runner);

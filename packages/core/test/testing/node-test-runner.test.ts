@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import {
   catalogContract,
+  fileStoreContract,
   InMemoryRunStore,
   rateLimitStoreContract,
   recordWriterContract,
@@ -51,6 +52,7 @@ function testsOfTheNodeFile(): string[] {
   runStoreContract('counted', never, r.runner);
   runLifecycleContract('counted', never, r.runner);
   catalogContract('counted', never, r.runner);
+  fileStoreContract('counted', never, r.runner);
   return r.seen.tests;
 }
 
@@ -124,7 +126,7 @@ describe('contract suites and the test runner', function () {
       expect(run.exitCode, run.output).to.equal(0);
       // One more: the node:test file's own check that a suite without a runner throws.
       expect(run.summary, run.output).to.include({ tests: expected.length + 1, pass: expected.length + 1, fail: 0, cancelled: 0, skipped: 0, todo: 0 });
-      expect(run.summary['suites']).to.equal(7);
+      expect(run.summary['suites']).to.equal(8);
       for (const title of expected) expect(run.output).to.match(new RegExp(`^\\s*ok \\d+ - ${escapeRegExp(title)}$`, 'mu'));
     });
 
