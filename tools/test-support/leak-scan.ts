@@ -203,7 +203,8 @@ export class LeakScan {
    * them); every `sha256` is a credential digest; in a connection or catalog subtree,
    * `host`, `user`, `password`, `database` and URLs are sensitive; every `*_env` key names
    * an environment variable whose value is sensitive once a child process gets it
-   * ({@link LeakScan.registerEnv}).
+   * ({@link LeakScan.registerEnv}), but for `access_key_id_env` (an S3 access key id is in
+   * every presigned URL the server hands out, by design).
    */
   registerConfig(config: unknown): void {
     if (!isRecord(config)) return;
@@ -227,6 +228,8 @@ export class LeakScan {
           // A test's deliberately invalid digest (`not-a-digest`) is no one's secret.
           if (/^[0-9a-f]{64}$/iu.test(value)) this.register(value, `credential SHA-256 digest (${where})`);
         }
+        // An S3 access key id is shown by design in every presigned upload URL (X-Amz-Credential): it names the key, the secret key signs.
+        else if (key === 'access_key_id_env') continue;
         else if (key.endsWith('_env')) this.envLabels.set(value, `value of ${value} (${where})`);
         else if (/(^|_)(password|secret|token)$/u.test(key)) this.register(value, `password or secret (${where})`);
         else if (connection && /^(user|username|user_name|login)$/u.test(key)) this.register(value, `connection user name (${where})`);

@@ -24,6 +24,7 @@ import {
 import { InMemoryRuns, QUIT_TIMEOUT_MS, within, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { FlexibleMemoryRateLimitStore } from '@svc/adapter-ratelimit/memory';
 import type { BullMqRunsSettings } from '@svc/adapter-queue';
+import { openFileStorage, type FileStorage } from './file-storage.js';
 import type { SqlServerConnectionSettings } from '@svc/adapter-sqlserver';
 import type { PostgresCatalog } from '@svc/adapter-postgres';
 import { randomBytes } from 'node:crypto';
@@ -195,6 +196,8 @@ export interface Adapters {
    * memory otherwise; absent only in the partial sets closed when a start fails.
    */
   readonly idempotency?: IdempotencyStore & { close?(): Promise<void> };
+  /** File records and bytes (`file-storage.ts`); absent only in the partial sets closed when a start fails. */
+  readonly files?: FileStorage;
   /** Routes each connection's writes; rerouted by a configuration reload. */
   readonly recordWriter: RoutingRecordWriter;
   /** Makes SQL Server writers with the settings of the start (loads adapter-sqlserver on first call). */
@@ -287,10 +290,17 @@ export async function pickAdapters(settings: ServerSettings, logger: Logger): Pr
   // The catalog first: a catalog that is not migrated or cannot be reached stops the start
   // before any Redis client exists.
   const catalog = await openCatalog(settings, logger);
+  let others: Adapters;
   try {
-    return await pickOtherAdapters(settings, logger, catalog);
+    others = await pickOtherAdapters(settings, logger, catalog);
   } catch (error) {
     await within(catalog?.close() ?? Promise.resolve(), QUIT_TIMEOUT_MS);
+    throw error;
+  }
+  try {
+    return { ...others, files: await openFileStorage(settings, logger, redisBudget(settings.dependencyTimeoutMs).runsMs) };
+  } catch (error) {
+    await closeAdapters(others, QUIT_TIMEOUT_MS);
     throw error;
   }
 }
@@ -440,6 +450,7 @@ export function closeAdapters(adapters: Adapters, budgetMs: number): Promise<Ada
         ...(adapters.idempotency?.close === undefined ? {} : { 'idempotency store': async () => void (await adapters.idempotency?.close?.()) }),
         // PostgresCatalog.close is bounded by the catalog's timeout_ms whatever the server does.
         ...(adapters.catalog === undefined ? {} : { catalog: async () => void (await adapters.catalog?.close()) }),
+        ...(adapters.files === undefined ? {} : { 'file storage': async () => void (await within(adapters.files?.close() ?? Promise.resolve(), QUIT_TIMEOUT_MS)) }),
       },
       budgetMs,
     ).then((unfinished) => ({ unfinished, runs }));
@@ -488,6 +499,7 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
           rateLimitStore,
           runs: adapters.runs,
           ...(adapters.idempotency !== undefined ? { idempotency: adapters.idempotency } : {}),
+          ...(adapters.files !== undefined ? { fileCatalog: adapters.files.catalog, fileStore: adapters.files.store } : {}),
           logger,
           // Told of a queued run cancelled here (the worker's notifier tells of the others).
           ...(notifier !== undefined ? { notifier } : {}),
@@ -495,6 +507,8 @@ export function buildContainer(settings: ServerSettings, logger: Logger, adapter
         },
         {
           idempotency: { leaseMs: idempotencyLeaseMs(settings) },
+          // docs/CONTRACT.md "Files": files.max_bytes, upload_ttl_seconds, retention_days, verify_keys.
+          files: { maxBytes: settings.files.maxBytes, uploadTtlMs: settings.files.uploadTtlSeconds * 1000, retentionDays: settings.files.retentionDays, verifyKeys: settings.files.verifyKeys },
           baseUrl: settings.baseUrl,
           egressUrl: settings.egressUrl,
           rateLimits: settings.rateLimits,

@@ -31,6 +31,7 @@ export const GUIDES: readonly { readonly name: string; readonly path: string }[]
   { name: 'errors', path: '/docs/errors' },
   { name: 'versioning', path: '/docs/versioning' },
   { name: 'runs', path: '/docs/runs' },
+  { name: 'files', path: '/docs/files' },
   { name: 'webhooks', path: '/docs/webhooks' },
   { name: 'cli', path: '/docs/cli' },
   { name: 'developers', path: '/docs/developers' },

@@ -51,6 +51,7 @@ const FIXED_SETTINGS = {
   smtp: { smtp: (s) => s.smtp },
   // The endpoints themselves are accounts' (reloaded); the delivery settings are fixed.
   webhooks: { webhooks: (s) => s.webhooks },
+  files: { files: (s) => s.files },
 } satisfies Record<Exclude<keyof ServerSettings, 'accounts'>, Record<string, Setting>>;
 
 /**

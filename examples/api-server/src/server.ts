@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleClientErrors } from '@svc/adapter-http';
-import { createWorker, FanOutNotifier, silentLogger, type Logger, type Notifier, type RunProcessor } from '@svc/core';
+import { createWorker, FanOutNotifier, silentLogger, StoredRunFiles, type Core, type Logger, type Notifier, type RunBackend, type RunProcessor } from '@svc/core';
 import type { Container } from 'inversify';
 import { DemoRunProcessor, msUntil, RUN_WORKER_STOP_SLACK_MS, within, type RunWorker, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
 import { buildApps, buildContainer, closeAdapters, pickAdapters, TOKENS } from './container.js';
@@ -122,8 +122,11 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
       concurrency: settings.worker.concurrency,
       cancelGraceMs: settings.worker.cancelGraceMs,
       telemetry,
+      // Processors read their runs' files (docs/CONTRACT.md "Files").
+      ...(adapters.files !== undefined ? { files: new StoredRunFiles(adapters.files) } : {}),
     });
   }
+  const sweep = sweepFiles(container.get(TOKENS.core), settings.files.sweepIntervalMs, logger);
   let draining = false;
   // Aborted when the drain begins: open run events streams end at once (their clients
   // resume with Last-Event-ID elsewhere) instead of holding the drain to its grace.
@@ -172,6 +175,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
     stop() {
       stopping ??= (async () => {
         draining = true;
+        clearInterval(sweep);
         mainDrain.announceClose();
         egressDrain.announceClose();
         if (delayMs > 0) await sleep(delayMs);
@@ -226,4 +230,27 @@ async function closeWorker(
     report: durable ? { abandonedRunIds: inProgress } : { abandonedRunIds: [], lostRunIds: inProgress },
     unfinished: [`run worker (${closed.outcome === 'timeout' ? 'timed out' : 'failed'})`],
   };
+}
+
+/**
+ * Runs the file expiry sweep (core `ExpireFiles`) every `intervalMs`, one pass at a time;
+ * a pass that fails (Redis or the storage lost) is logged and the next one retries.
+ * Every instance sweeps: each change is a compare-and-set, so two never clash.
+ * @returns the interval, cleared when the server stops (unref'd: it holds no process open).
+ */
+function sweepFiles(core: Pick<Core<RunBackend>, 'expireFiles'>, intervalMs: number, logger: Logger): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    core.expireFiles
+      .execute()
+      .then((report) => {
+        if (report.expired > 0 || report.kept > 0) logger.info({ component: 'files', expired: report.expired, kept: report.kept }, 'file expiry sweep');
+      })
+      .catch((error: unknown) => logger.warn({ component: 'files', error_type: (error as Error).name }, 'file expiry sweep failed; the next pass retries'))
+      .finally(() => (running = false));
+  }, intervalMs);
+  timer.unref();
+  return timer;
 }

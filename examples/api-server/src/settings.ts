@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS, DEFAULT_RATE_LIMITS, DEFAULT_RUN_RETENTION_SECONDS, MINIMUM_SUNSET_NOTICE_DAYS } from '@svc/core';
+import { filesSchema, filesSettingsOf, type FilesSettings } from './file-settings.js';
 import { webhookEndpointSchema, webhookEndpointsOf, webhookErrorsIn, webhooksSchema, webhooksSettingsOf, type WebhookEndpointSettings, type WebhooksSettings } from './webhook-settings.js';
 import { QUIT_TIMEOUT_MS } from '@svc/adapter-queue/memory';
 import type { SmtpSettings } from '@svc/adapter-email';
@@ -223,6 +224,8 @@ export interface ServerSettings {
   readonly smtp?: SmtpSettings;
   /** `webhooks`: retry schedule and SSRF rule of webhook deliveries (`webhook-settings.ts`). */
   readonly webhooks: WebhooksSettings;
+  /** `files`: limits, expiry and storage of files (`file-settings.ts`; docs/CONTRACT.md "Files"). */
+  readonly files: FilesSettings;
 }
 
 /** A configuration that does not validate; `message` names every bad field. */
@@ -435,6 +438,8 @@ export const configSchema = {
       },
     },
     webhooks: webhooksSchema,
+    // Limits, expiry and storage of files (docs/CONTRACT.md "Files"): see ServerSettings.files.
+    files: filesSchema,
   },
 } as const;
 
@@ -531,6 +536,8 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
   }
   const smtp = smtpSettingsFrom(c.smtp, env);
+  const files = filesSettingsOf(c.files, env);
+  if (!files.ok) throw new ConfigError(`invalid configuration:\n${files.errors.map((d) => `  ${d}`).join('\n')}`);
   const cursorKey = env[CURSOR_KEY_ENV] || undefined;
   if (cursorKey !== undefined && Buffer.byteLength(cursorKey, 'utf8') < 32) {
     throw new ConfigError(`invalid configuration:\n  ${CURSOR_KEY_ENV}: must be at least 32 bytes (list cursors are signed with it)`);
@@ -641,6 +648,7 @@ export function settingsFrom(raw: unknown, env: NodeJS.ProcessEnv = process.env)
     observability,
     ...opt('smtp', smtp),
     webhooks: webhooksSettingsOf(c.webhooks),
+    files: files.value,
   };
 }
 

@@ -16,11 +16,12 @@
  */
 import { parseArgs } from 'node:util';
 import { BullMqRuns, DemoRunProcessor, RUN_WORKER_STOP_SLACK_MS, within } from '@svc/adapter-queue';
-import { createWorker, FanOutNotifier, type RunWorker } from '@svc/core';
+import { createWorker, FanOutNotifier, StoredRunFiles, type RunWorker } from '@svc/core';
+import { openFileStorage, type FileStorage } from './file-storage.js';
 import { pino } from 'pino';
 import { scriptArgs } from './command-line.js';
 import type { PostgresCatalog } from '@svc/adapter-postgres';
-import { bullMqSettingsOf, checkRedisDurability, openCatalog } from './container.js';
+import { bullMqSettingsOf, checkRedisDurability, openCatalog, redisBudget } from './container.js';
 import { emailNotifier } from './notifications.js';
 import { ConfigError, loadSettings } from './settings.js';
 import { closeSteps, droppedClientNotes, exitAfterStop, stopBoundMs, type StopReport } from './shutdown.js';
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   const { graceMs, closeBudgetMs } = settings.shutdown;
   let admin: AdminListener | undefined;
   // Set once started; the stop handler, armed before, closes it.
-  const stoppable: { webhooks?: Webhooks; catalog?: PostgresCatalog | undefined } = {};
+  const stoppable: { webhooks?: Webhooks; catalog?: PostgresCatalog | undefined; files?: FileStorage } = {};
   // Handlers first: a signal while starting is noted (and the guard armed) at once; the
   // bounded stop begins as soon as the start is done (a job may already be taken).
   let started!: (worker: { runs: BullMqRuns; worker: RunWorker }) => void;
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
             // when an attempt starts) closes at the same time.
             webhooks: () => stoppable.webhooks?.close(Math.max(0, closeBudgetMs - WEBHOOK_CLOSE_MARGIN_MS)) ?? Promise.resolve(),
             catalog: () => stoppable.catalog?.close() ?? Promise.resolve(),
+            'file storage': () => stoppable.files?.close() ?? Promise.resolve(),
           }),
         )
         .finally(() => Promise.all([admin?.close(), tracing && within(tracing.shutdown(), TRACING_FLUSH_MS)])),
@@ -96,6 +98,14 @@ async function main(): Promise<void> {
     await runs.close(true, 0);
     throw error;
   }
+  let files: FileStorage;
+  try {
+    files = stoppable.files = await openFileStorage(settings, logger, redisBudget(settings.dependencyTimeoutMs).runsMs);
+  } catch (error) {
+    await runs.close(true, 0);
+    await within(catalog?.close() ?? Promise.resolve(), closeBudgetMs);
+    throw error;
+  }
   const webhooks = (stoppable.webhooks = startWebhooks(settings, (catalog ?? new LiveCatalogs(settings.accounts)).webhookEndpoints, { logger, telemetry, deliver: true }));
   try {
     // E-mail when a run ends (docs/decisions.md "E-mail notifications"): SMTP when `smtp` is set, else the log line; and webhooks ("Webhooks").
@@ -108,11 +118,13 @@ async function main(): Promise<void> {
       concurrency: settings.worker.concurrency,
       cancelGraceMs: settings.worker.cancelGraceMs,
       telemetry,
+      // Processors read their runs' files (docs/CONTRACT.md "Files").
+      files: new StoredRunFiles(files),
     });
     const { admin: listen } = settings.observability;
     if (listen.enabled) admin = await startAdminListener({ host: listen.host, port: listen.workerPort }, telemetry, { readiness, isDraining: () => stopping, logger });
   } catch (error) {
-    await Promise.all([runs.close(true, 0), webhooks.close(0)]);
+    await Promise.all([runs.close(true, 0), webhooks.close(0), within(files.close(), closeBudgetMs)]);
     await within(catalog?.close() ?? Promise.resolve(), closeBudgetMs);
     throw error;
   }

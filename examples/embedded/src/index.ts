@@ -104,7 +104,9 @@ export async function main(options: EmbeddedOptions = {}): Promise<EmbeddedOutpu
       credentials: new InMemoryCredentialStore([{ credentialId: 'key_embedded', accountId: DEMO_ACCOUNT_ID, kind: 'api_key', sha256: sha256Hex(apiKey), scopes: [] }]),
       agents: new InMemoryAgentCatalog([{ agentId: DEMO_AGENT_ID, accountId: DEMO_ACCOUNT_ID, name: 'Invoice reader' }]),
     },
-    { baseUrl: options.baseUrl ?? 'http://127.0.0.1:8080' },
+    // This service keeps its documents in its own store and passes their keys as they are:
+    // run starts do not look them up among files uploaded through the API (docs/CONTRACT.md "Files").
+    { baseUrl: options.baseUrl ?? 'http://127.0.0.1:8080', files: { verifyKeys: false } },
   );
   await core.startWorker(invoiceReader);
   try {

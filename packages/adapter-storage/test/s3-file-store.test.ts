@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import S3rver from 's3rver';
+import { startS3rver as startS3rverWith } from '../../../tools/test-support/s3rver.js';
 import { DependencyUnavailableError, type FileStore } from '@svc/core';
 import { eventually, fileStoreContract } from '@svc/core/testing';
 import { S3FileStore, type S3FileStoreSettings } from '@svc/adapter-storage';
@@ -34,18 +31,8 @@ const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const fileKey = (): string => `file_${randomBytes(16).toString('hex')}`;
 
 /** s3rver on 127.0.0.1 with one bucket, in a temporary directory. */
-async function startS3rver(): Promise<{ endpoint: string; close(): Promise<void> }> {
-  const directory = await mkdtemp(join(tmpdir(), 'svc-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET }] });
-  const address = await server.run();
-  return {
-    endpoint: `http://127.0.0.1:${address.port}`,
-    close: async () => {
-      server.httpServer?.closeAllConnections();
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
+function startS3rver(): ReturnType<typeof startS3rverWith> {
+  return startS3rverWith(BUCKET);
 }
 
 /** PUTs `body` to `url` with exactly `headers`, as a client of the API would; resolves the status. */

@@ -1,4 +1,4 @@
-// s3rver 3.7.1 ships no types: what test/s3-file-store.test.ts uses of it.
+// s3rver 3.7.1 ships no types: what the tests use of it (tools/test-support/s3rver.ts).
 declare module 's3rver' {
   import type { AddressInfo } from 'node:net';
   import type { Server } from 'node:http';
