@@ -54,6 +54,8 @@ interface Target {
  */
 type Probe =
   | { readonly kind: 'resource'; readonly targets: () => readonly Target[]; readonly variants: readonly Variant[] }
+  /** Makes a resource of the caller's own account from the body alone (a file prepare): what B makes, A never sees. */
+  | { readonly kind: 'creates'; readonly why: string }
   | { readonly kind: 'account-free'; readonly why: string; readonly parameters?: Readonly<Record<string, string>> }
   | ListProbe;
 
@@ -161,6 +163,17 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
   let operations: DocumentedOperation[];
   /** A run of account A (started in `before`). */
   let runOfA: string;
+  /** Files of account A (made in `before`): a ready one, a pending one, and one its owner's delete probe deletes. */
+  let fileOfA = '';
+  let fileOfAPending = '';
+  let fileOfAToDelete = '';
+  const fileTarget = (fileKey: string): Target => ({ name: "A's file", foreign: { file_key: fileKey }, missing: { file_key: `file_${randomUUID().replace(/-/gu, '')}` }, owner: apiKey(SECRETS.keyA) });
+  const fileVariants: readonly Variant[] = [
+    { name: 'an API key', options: { headers: B.key } },
+    { name: 'an API key as a bearer', options: { headers: B.bearerKey } },
+    { name: 'an OAuth token without files:write', options: { headers: B.tokenWrite } },
+    { name: 'an OAuth token without scopes', options: { headers: B.tokenNoScope } },
+  ];
   /** Runs of account A the run list probe starts; absent from every list of B. */
   const listedRunsOfA: string[] = [];
 
@@ -275,6 +288,30 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
     },
     listConnections: { kind: 'list', absent: () => [SQL_A, PG_A], owner: apiKey(SECRETS.keyA), variants: discoveryListVariants() },
     getConnection: { kind: 'resource', targets: connectionTargets, variants: discoveryReadVariants },
+    // Files (docs/CONTRACT.md "Files"): a file of A answers B as a missing one does.
+    prepareFile: { kind: 'creates', why: "a file is prepared in the caller's own account from the body alone; A never sees B's (checked below)" },
+    uploadFile: {
+      kind: 'account-free',
+      why: 'the signed upload address is the authorization (a capability, like a presigned URL): no credential is read, every caller gets the same answer',
+      parameters: { file_key: `file_${'0'.repeat(32)}` },
+    },
+    completeFile: { kind: 'resource', targets: () => [fileTarget(fileOfA)], variants: fileVariants },
+    getFile: { kind: 'resource', targets: () => [fileTarget(fileOfA)], variants: [...fileVariants, { name: 'HEAD', method: 'HEAD', options: { headers: B.key } }] },
+    // The owner's first call deletes its file (204): never the 404 of a missing one.
+    deleteFile: { kind: 'resource', targets: () => [fileTarget(fileOfAToDelete)], variants: fileVariants },
+    listFiles: {
+      kind: 'list',
+      absent: () => [fileOfA, fileOfAPending],
+      owner: apiKey(SECRETS.keyA),
+      variants: [
+        { name: 'no parameters', query: () => '', options: { headers: B.key }, status: 200 },
+        { name: 'limit=1, every page, key as a bearer', query: () => '?limit=1', options: { headers: B.bearerKey }, status: 200 },
+        { name: 'status=ready', query: () => '?status=ready&limit=100', options: { headers: B.key }, status: 200 },
+        { name: 'a forged cursor', query: () => `?cursor=${FORGED_CURSOR}`, options: { headers: B.key }, status: 400 },
+        { name: 'a bad status', query: () => '?status=nope', options: { headers: B.key }, status: 400 },
+        { name: 'an OAuth token without files:write', query: () => '', options: { headers: B.tokenWrite }, status: 403 },
+      ],
+    },
     // List probe: the run list.
     listRuns: {
       kind: 'list',
@@ -310,7 +347,8 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
   before(async function () {
     dir = await tempDir();
     at = await addresses();
-    const config = e2eConfig(at);
+    // Run starts name made-up file keys here (START): file keys are checked in the files tests; here it is the accounts.
+    const config = e2eConfig(at, { files: { verify_keys: false, storage: { kind: 'local', directory: `${dir.path}/files` } } });
     const accounts = config['accounts'] as Record<string, unknown>[];
     accounts[1] = {
       ...accounts[1],
@@ -330,6 +368,13 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
     expect(served.status).to.equal(200);
     operations = documentedOperations(parse(served.text) as Record<string, unknown>);
     runOfA = expectData<{ run_id: string }>(await call(at.url, 'POST', `/api/v1/agents/${AGENTS.spare}/run`, { headers: apiKey(SECRETS.keyA), json: START }), 202).run_id;
+    const prepare = async (): Promise<{ file_key: string; upload_url: string; upload_headers: Record<string, string> }> =>
+      expectData(await call(at.url, 'POST', '/api/v1/files', { headers: apiKey(SECRETS.keyA), json: { file_name: 'iso.csv', content_type: 'text/csv', size_bytes: 4 } }), 201);
+    const ready = await prepare();
+    expect((await call('', 'PUT', ready.upload_url, { raw: 'a,b\n', headers: ready.upload_headers })).status).to.equal(200);
+    fileOfA = expectData<{ file_key: string }>(await call(at.url, 'POST', `/api/v1/files/${ready.file_key}/complete`, { headers: apiKey(SECRETS.keyA) }), 200).file_key;
+    fileOfAPending = (await prepare()).file_key;
+    fileOfAToDelete = (await prepare()).file_key;
   });
 
   after(async function () {
@@ -366,6 +411,19 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
       stale: Object.keys(PROBES).filter((id) => id !== 'getRun'),
     });
     expect(() => documentedOperations({ paths: { '/x': { get: {} } } })).to.throw(/GET \/x has no operationId/u);
+  });
+
+  it("what B creates A never sees: a file B prepares answers A as a missing one, and is in no list of A's", async function () {
+    for (const operation of operations) {
+      const probe = PROBES[operation.operationId];
+      if (probe?.kind !== 'creates') continue;
+      expect(operation.operationId).to.equal('prepareFile');
+      const ofB = expectData<{ file_key: string }>(await call(at.url, 'POST', '/api/v1/files', { headers: B.key, json: { file_name: 'b.csv', content_type: 'text/csv', size_bytes: 4 } }), 201).file_key;
+      const asA = await call(at.url, 'GET', `/api/v1/files/${ofB}`, { headers: apiKey(SECRETS.keyA) });
+      const missing = await call(at.url, 'GET', `/api/v1/files/file_${'0'.repeat(32)}`, { headers: apiKey(SECRETS.keyA) });
+      expect(differ(comparable(asA, ofB), comparable(missing, `file_${'0'.repeat(32)}`))).to.deep.equal([]);
+      expect((await call(at.url, 'GET', '/api/v1/files?limit=100', { headers: apiKey(SECRETS.keyA) })).text).to.not.include(ofB);
+    }
   });
 
   it("account-free operations answer B as they answer A and a caller without a credential", async function () {
