@@ -3,7 +3,7 @@
  * json` for programs. Results go to stdout; failures and progress to stderr, so that stdout
  * holds only the result.
  */
-import { SvcApiError, SvcNetworkError } from '@svc/client';
+import { SvcApiError, SvcFileRejectedError, SvcNetworkError } from '@svc/client';
 
 /** `--output` values. */
 export const OUTPUT_FORMATS = ['table', 'json'] as const;
@@ -35,11 +35,18 @@ export function formatResult(format: OutputFormat, value: Record<string, unknown
 }
 
 /**
- * A failure of the API or of the network, for stderr. With `json`, a problem's whole body
- * (the API's own JSON) or `{"error": kind, "detail": ...}` for a network failure; otherwise
- * readable lines: status and code, detail, each validation error, the request id.
+ * A failure of the API or of the network, or an upload the API rejected, for stderr. With
+ * `json`, a problem's whole body (the API's own JSON), `{"error": kind, "detail": ...}` for a
+ * network failure, or `{"error": "file_rejected", "detail": reason, "file": {...}}`;
+ * otherwise readable lines: status and code, detail, each validation error, the request id
+ * (for a rejected file: the reason, then the file key).
  */
-export function formatFailure(format: OutputFormat, error: SvcApiError | SvcNetworkError): string {
+export function formatFailure(format: OutputFormat, error: SvcApiError | SvcNetworkError | SvcFileRejectedError): string {
+  if (error instanceof SvcFileRejectedError) {
+    return format === 'json'
+      ? `${JSON.stringify({ error: 'file_rejected', detail: error.reason, file: error.file }, null, 2)}\n`
+      : `svc: file rejected: ${error.file.file_name}: ${error.reason}\n  file key: ${error.file.file_key}\n`;
+  }
   if (error instanceof SvcNetworkError) {
     return format === 'json' ? `${JSON.stringify({ error: error.kind, detail: error.message })}\n` : `svc: no answer (${error.kind.replace('_', ' ')}): ${error.message}\n`;
   }

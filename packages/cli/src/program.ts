@@ -3,10 +3,11 @@
  * typed client `@svc/client`. Every failure is a few lines on stderr and an exit code of
  * {@link EXIT_CODES}; results are written to stdout only.
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import tab from '@bomb.sh/tab/commander';
-import { SvcApiError, SvcClient, SvcNetworkError, type Run, type StartRunRequest, type FileReference } from '@svc/client';
+import { SvcApiError, SvcClient, SvcFileRejectedError, SvcNetworkError, type File, type FileStatus, type Run, type StartRunRequest, type FileReference } from '@svc/client';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { formatFailure, formatResult, OUTPUT_FORMATS, table, type OutputFormat } from './output.js';
 import { profilePath, PROFILE_ENV, ProfileError, readProfile, removeProfile, writeProfile, type Profile } from './profile.js';
@@ -35,7 +36,7 @@ export const EXIT_CODES = {
   auth: 3,
   /** 404: no such agent, run or connection, or not the caller's. */
   notFound: 4,
-  /** Any other 4xx: the API refused the request (400 validation, writes not supported, 409, 413, 415, 422). */
+  /** Any other 4xx: the API refused the request (400 validation, writes not supported, 409, 413, 415, 422); or an uploaded file ended `rejected`. */
   rejected: 5,
   /** 429 still after the client's retries (or a `Retry-After` longer than it waits). */
   rateLimited: 6,
@@ -66,7 +67,8 @@ Exit codes:
   ${EXIT_CODES.usage}    usage: unknown command or option, bad or missing argument, no credential
   ${EXIT_CODES.auth}    credential refused: 401, or 403 (an access token without the scope)
   ${EXIT_CODES.notFound}    not found: no such agent, run or connection (404)
-  ${EXIT_CODES.rejected}    request refused: 400 (validation, writes not supported, ...), 409, 413, 415, 422
+  ${EXIT_CODES.rejected}    request refused: 400 (validation, writes not supported, ...), 409, 413, 415, 422;
+       or an uploaded file was rejected (its bytes contradict its type, size or SHA-256)
   ${EXIT_CODES.rateLimited}    rate limited: 429 after the retries
   ${EXIT_CODES.unavailable}    unavailable: 5xx after the retries, or no answer (refused, reset, timeout)
   ${EXIT_CODES.runNotSucceeded}    --wait: the run ended failed or cancelled
@@ -143,8 +145,9 @@ export async function runCli(argv: readonly string[], environment: CliEnvironmen
       environment.stderr(`${pathOf(command)}: interrupted\n`);
       return EXIT_CODES.interrupted;
     }
-    if (failure instanceof SvcApiError || failure instanceof SvcNetworkError) {
+    if (failure instanceof SvcApiError || failure instanceof SvcNetworkError || failure instanceof SvcFileRejectedError) {
       environment.stderr(formatFailure(output, failure));
+      if (failure instanceof SvcFileRejectedError) return EXIT_CODES.rejected;
       return failure instanceof SvcNetworkError ? EXIT_CODES.unavailable : exitCodeOf(failure);
     }
     if (failure instanceof RunNotSucceeded) return EXIT_CODES.runNotSucceeded;
@@ -197,6 +200,26 @@ function collect(value: string, previous: readonly string[] = []): string[] {
   return [...previous, value];
 }
 
+/** The statuses of a file, for `--status` (docs/CONTRACT.md "Files"). */
+const FILE_STATUSES = ['pending', 'ready', 'rejected', 'expired'] as const satisfies readonly FileStatus[];
+
+/**
+ * Refuses (exit 2, before any request) a path that is not a readable regular file.
+ *
+ * @returns its size in bytes.
+ */
+async function readableFile(path: string, option: string): Promise<number> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new UsageError(`${option} ${path} is not a regular file`);
+    await access(path, constants.R_OK);
+    return info.size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
 function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer.');
@@ -220,7 +243,7 @@ function buildProgram(environment: CliEnvironment): Command {
   const print = (text: string): void => stdout(text.endsWith('\n') ? text : `${text}\n`);
 
   const program = new Command(PROGRAM_NAME)
-    .description('The command-line client of the Agent Runs and Connected Data API: start agent runs and wait for them, write rows to connections.')
+    .description('The command-line client of the Agent Runs and Connected Data API: upload files, start agent runs and wait for them, write rows to connections.')
     .configureOutput({ writeOut: (text) => stdout(text), writeErr: () => undefined, outputError: () => undefined })
     .version(VERSION, '-V, --version', 'prints the version of svc')
     .addOption(new Option('--base-url <url>', `the API's base URL (env SVC_BASE_URL; default ${DEFAULT_BASE_URL})`))
@@ -348,9 +371,10 @@ function buildProgram(environment: CliEnvironment): Command {
 
   runs
     .command('start')
-    .description('starts a run of AGENT with uploaded files (--file), a message, or both (POST /api/v1/agents/{agent_id}/run)')
+    .description('starts a run of AGENT with files (--upload, --file), a message, or both (POST /api/v1/agents/{agent_id}/run)')
     .argument('<agent>', 'the agent id')
-    .option('-f, --file <key:name:type>', 'a file the agent reads: its file key, file name and media type (repeatable; 1 to 50)', collect, [])
+    .option('-u, --upload <path>', 'a file to upload first (svc files upload), then for the agent to read; its type from its extension (repeatable)', collect, [])
+    .option('-f, --file <key:name:type>', 'an uploaded file the agent reads: its file key, file name and media type (repeatable; 1 to 50, --upload included)', collect, [])
     .option('-b, --background-file <key:name:type>', 'a file available to the tools only (repeatable; at most 10)', collect, [])
     .option('-m, --message <text>', 'the instruction or text for the agent')
     .option('--notify <email>', 'an e-mail address to notify when the run ends')
@@ -358,12 +382,23 @@ function buildProgram(environment: CliEnvironment): Command {
     .option('-w, --wait', 'wait for the run to end; show its progress')
     .addHelpText(
       'after',
-      `\nExamples:\n  svc runs start agent_demo --message "Summarise the orders of yesterday" --wait\n  svc runs start agent_demo --file uploads/invoice-17.pdf:invoice-17.pdf:application/pdf --message "Extract the totals"`,
+      `\nEach --upload is uploaded (prepare, PUT, complete) before the run starts, in the order given, after the --file ones;\n` +
+        `a file the API rejects stops the command before the run (exit ${EXIT_CODES.rejected}).\n` +
+        `\nExamples:\n  svc runs start agent_demo --message "Summarise the orders of yesterday" --wait\n  svc runs start agent_demo --upload invoice-17.pdf --upload orders.csv --message "Extract the totals" --wait\n  svc runs start agent_demo --file file_3f2a9c0d5e6b47a18c9d0e1f2a3b4c5d:invoice-17.pdf:application/pdf`,
     )
-    .action(async (agent: string, options: { file: string[]; backgroundFile: string[]; message?: string; notify?: string; processTogether?: boolean; wait?: boolean }, command: Command) => {
-      const files: FileReference[] = options.file.map((f) => parseFileReference(f, '--file'));
+    .action(async (agent: string, options: { upload: string[]; file: string[]; backgroundFile: string[]; message?: string; notify?: string; processTogether?: boolean; wait?: boolean }, command: Command) => {
+      const named: FileReference[] = options.file.map((f) => parseFileReference(f, '--file'));
       const background: FileReference[] = options.backgroundFile.map((f) => parseFileReference(f, '--background-file'));
-      if (files.length === 0 && options.message === undefined) throw new UsageError('give at least one --file, or a --message');
+      if (named.length === 0 && options.upload.length === 0 && options.message === undefined) throw new UsageError('give at least one --upload or --file, or a --message');
+      for (const path of options.upload) await readableFile(path, '--upload');
+      const client = await clientFor(command);
+      const uploaded: FileReference[] = [];
+      for (const path of options.upload) {
+        const file = await client.uploadFile(path, {}, { signal });
+        stderr(`uploaded ${path}: ${file.file_key} (${file.content_type}, ${file.size_bytes} bytes, sha256 ${file.sha256 ?? '?'})\n`);
+        uploaded.push({ file_key: file.file_key, file_name: file.file_name, content_type: file.content_type });
+      }
+      const files = [...named, ...uploaded];
       // The two shapes of the body (docs/CONTRACT.md "Runs"); whatever else is wrong with it, the API says.
       const body = {
         ...(files.length > 0 ? { files } : {}),
@@ -372,7 +407,6 @@ function buildProgram(environment: CliEnvironment): Command {
         ...(options.notify !== undefined ? { notification_email: options.notify } : {}),
         ...(background.length > 0 ? { background_files: background } : {}),
       } as StartRunRequest;
-      const client = await clientFor(command);
       const started = await client.startRun(agent, body, { signal });
       const output = globals(command).output;
       if (options.wait === true) await waitAndPrint(client, started.run_id, output);
@@ -414,6 +448,82 @@ function buildProgram(environment: CliEnvironment): Command {
         stdout(table(['run_id', 'agent_id', 'status', 'created_at'], page.data.map((r) => [r.run_id, r.agent_id, r.status, r.created_at])));
         if (page.next_cursor !== null) stderr(`more: svc runs list --cursor ${page.next_cursor}\n`);
       }
+    });
+
+  const fileCommands = program.command('files').description('uploads files for runs to read, lists, reads and deletes them');
+
+  /** A file in the format asked for (table: one field a line). */
+  const printFile = (file: File, command: Command): void => print(formatResult(globals(command).output, file));
+
+  fileCommands
+    .command('upload')
+    .description('uploads a file (POST /api/v1/files, PUT of its bytes, POST .../complete) and prints it, ready for runs start --file')
+    .argument('<path>', 'the file to upload')
+    .option('-t, --content-type <type>', 'its media type (default: by its extension, else application/octet-stream)')
+    .option('--name <file_name>', 'its file_name (default: the last part of PATH)')
+    .addHelpText(
+      'after',
+      `\nThe file is read twice, never held in memory: once for its SHA-256 (declared, so the server refuses\n` +
+        `other bytes), once to send it. The server checks its size, digest and content against the type;\n` +
+        `a file it rejects is printed on stderr with the reason (exit ${EXIT_CODES.rejected}).\n` +
+        `\nExamples:\n  svc files upload invoice-17.pdf\n  svc files upload export.dat --content-type text/csv --name orders.csv -o json`,
+    )
+    .action(async (path: string, options: { contentType?: string; name?: string }, command: Command) => {
+      await readableFile(path, 'PATH');
+      const client = await clientFor(command);
+      const details = { ...(options.contentType !== undefined ? { contentType: options.contentType } : {}), ...(options.name !== undefined ? { fileName: options.name } : {}) };
+      printFile(await client.uploadFile(path, details, { signal }), command);
+    });
+
+  fileCommands
+    .command('list')
+    .description('lists your files, newest first (GET /api/v1/files), one page or --all')
+    .addOption(new Option('--status <status>', 'only the files in this status').choices(FILE_STATUSES))
+    .option('--limit <n>', 'files on a page (1..100; default 20)', positiveInteger)
+    .option('--cursor <cursor>', 'the next_cursor of the page before')
+    .option('--all', 'follow next_cursor to the last page')
+    .action(async (options: { status?: FileStatus; limit?: number; cursor?: string; all?: boolean }, command: Command) => {
+      const client = await clientFor(command);
+      const listed: File[] = [];
+      let cursor = options.cursor;
+      let next: string | null;
+      do {
+        const page = await client.listFiles(
+          {
+            ...(options.status !== undefined ? { status: options.status } : {}),
+            ...(options.limit !== undefined ? { limit: options.limit } : {}),
+            ...(cursor !== undefined ? { cursor } : {}),
+          },
+          { signal },
+        );
+        listed.push(...page.data);
+        next = page.next_cursor;
+        cursor = next ?? undefined;
+      } while (options.all === true && next !== null);
+      if (globals(command).output === 'json') print(formatResult('json', { data: listed, next_cursor: next }));
+      else {
+        stdout(table(['file_key', 'file_name', 'content_type', 'size_bytes', 'status', 'created_at'], listed.map((f) => [f.file_key, f.file_name, f.content_type, f.size_bytes, f.status, f.created_at])));
+        if (next !== null) stderr(`more: svc files list --cursor ${next}${options.status !== undefined ? ` --status ${options.status}` : ''} (or --all)\n`);
+      }
+    });
+
+  fileCommands
+    .command('get')
+    .description('prints a file (GET /api/v1/files/{file_key}): its status, size, SHA-256, and why it was rejected')
+    .argument('<file_key>', 'the file key')
+    .action(async (fileKey: string, _options: object, command: Command) => {
+      printFile(await (await clientFor(command)).getFile(fileKey, { signal }), command);
+    });
+
+  fileCommands
+    .command('delete')
+    .description('deletes a file, its record and bytes (DELETE /api/v1/files/{file_key})')
+    .argument('<file_key>', 'the file key')
+    .addHelpText('after', `\nA file that a queued or running run uses is not deleted (409 file_in_use, exit ${EXIT_CODES.rejected}).`)
+    .action(async (fileKey: string, _options: object, command: Command) => {
+      await (await clientFor(command)).deleteFile(fileKey, { signal });
+      const output = globals(command).output;
+      print(output === 'json' ? formatResult('json', { file_key: fileKey, deleted: true }) : `file ${fileKey} deleted`);
     });
 
   const records = program.command('records').description('writes single rows to a connection that allows writes (SQL Server)');

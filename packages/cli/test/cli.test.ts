@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../tools/test-support/ports.js';
 import { API_KEY, ACCESS_TOKEN, CLI_AGENT, PG_CONNECTION, SQL_CONNECTION, startApiServer, type ApiServer } from '../../client/test/support/api-server.js';
+import { CSV_BYTES, PDF_BYTES, PNG_BYTES, sha256Hex } from '../../client/test/support/files.js';
 
 // `svc` as a user runs it: the built binary (packages/cli/dist/main.js) as a child process,
 // against the API server started as a process, with a home and profile of its own.
@@ -76,7 +77,7 @@ describe('svc, the command-line client (built binary, live API server)', functio
     expect(top.code).to.equal(0);
     expect(top.stdout).to.match(/^Usage: svc /u);
     expect(top.stdout).to.contain('Exit codes:').and.contain('8    --wait: the run ended failed or cancelled');
-    for (const path of [['index'], ['openapi'], ['login'], ['logout'], ['runs'], ['runs', 'start'], ['runs', 'get'], ['runs', 'list'], ['records'], ['records', 'insert'], ['records', 'update'], ['completion']]) {
+    for (const path of [['index'], ['openapi'], ['login'], ['logout'], ['runs'], ['runs', 'start'], ['runs', 'get'], ['runs', 'list'], ['records'], ['records', 'insert'], ['records', 'update'], ['files'], ['files', 'upload'], ['files', 'list'], ['files', 'get'], ['files', 'delete'], ['completion']]) {
       const help = await svc([...path, '--help']);
       expect(help.code, path.join(' ')).to.equal(0);
       expect(help.stdout, path.join(' ')).to.match(new RegExp(`^Usage: svc ${path.join(' ')}`, 'u'));
@@ -184,7 +185,12 @@ describe('svc, the command-line client (built binary, live API server)', functio
     const cases: [string[], RegExp][] = [
       [['runs', 'start', CLI_AGENT, '--fil', 'x'], /unknown option '--fil'/u],
       [['runs', 'start', CLI_AGENT, '--file', 'just-a-key'], /must be written KEY:NAME:TYPE/u],
-      [['runs', 'start', CLI_AGENT], /at least one --file, or a --message/u],
+      [['runs', 'start', CLI_AGENT], /at least one --upload or --file, or a --message/u],
+      [['runs', 'start', CLI_AGENT, '--upload', join(home, 'absent.pdf')], /cannot read .*absent\.pdf: ENOENT/u],
+      [['runs', 'start', CLI_AGENT, '--upload', home], /--upload .* is not a regular file/u],
+      [['files', 'upload', join(home, 'absent.pdf')], /cannot read .*absent\.pdf: ENOENT/u],
+      [['files', 'list', '--status', 'done'], /argument 'done' is invalid/u],
+      [['files', 'get'], /missing required argument 'file_key'/u],
       [['records', 'insert', SQL_CONNECTION, 'dbo.orders', 'qty=12345678901234567890'], /more than 15 significant digits/u],
       [['records', 'insert', SQL_CONNECTION, 'dbo.orders', 'qty'], /must be written COLUMN=VALUE/u],
       [['records', 'update', SQL_CONNECTION, 'dbo.orders', 'qty=1'], /required option '-k, --key/u],
@@ -196,6 +202,87 @@ describe('svc, the command-line client (built binary, live API server)', functio
       expect(result.code, args.join(' ')).to.equal(2);
       expect(result.stderr, args.join(' ')).to.match(message);
     }
+  });
+
+  it('uploads files (printed ready with size and SHA-256), lists, reads and deletes them', async function () {
+    const creds = { SVC_BASE_URL: api.base, SVC_API_KEY: API_KEY };
+    const pdf = join(home, 'invoice-17.pdf');
+    await writeFile(pdf, PDF_BYTES);
+    const upload = await svc(['files', 'upload', pdf], creds);
+    expect(upload.code, upload.stderr).to.equal(0);
+    expect(upload.stdout).to.match(/^status +ready$/mu).and.match(/^content_type +application\/pdf$/mu).and.match(/^file_name +invoice-17\.pdf$/mu);
+    expect(upload.stdout).to.match(new RegExp(`^size_bytes +${PDF_BYTES.length}$`, 'mu')).and.match(new RegExp(`^sha256 +${sha256Hex(PDF_BYTES)}$`, 'mu'));
+    const key = /^file_key +(\S+)$/mu.exec(upload.stdout)?.[1] ?? '';
+
+    const csv = join(home, 'export.dat');
+    await writeFile(csv, CSV_BYTES);
+    const typed = await svc(['files', 'upload', csv, '--content-type', 'text/csv', '--name', 'orders.csv', '-o', 'json'], creds);
+    expect(typed.code, typed.stderr).to.equal(0);
+    const file = JSON.parse(typed.stdout) as { file_key: string; file_name: string; content_type: string; status: string; sha256: string };
+    expect([file.file_name, file.content_type, file.status, file.sha256]).to.deep.equal(['orders.csv', 'text/csv', 'ready', sha256Hex(CSV_BYTES)]);
+
+    const got = await svc(['files', 'get', key, '-o', 'json'], creds);
+    expect((JSON.parse(got.stdout) as { status: string }).status).to.equal('ready');
+    const page = await svc(['files', 'list', '--limit', '1'], creds);
+    expect(page.code, page.stderr).to.equal(0);
+    expect(page.stdout).to.match(/^file_key +file_name +content_type +size_bytes +status +created_at$/mu).and.contain(file.file_key);
+    expect(page.stdout.trim().split('\n')).to.have.length(2);
+    expect(page.stderr).to.match(/^more: svc files list --cursor \S+/mu);
+    const all = await svc(['files', 'list', '--limit', '1', '--all', '--status', 'ready', '-o', 'json'], creds);
+    const listed = JSON.parse(all.stdout) as { data: { file_key: string }[]; next_cursor: string | null };
+    expect(listed.data.map((f) => f.file_key)).to.include.members([key, file.file_key]);
+    expect(listed.next_cursor).to.equal(null);
+
+    const deleted = await svc(['files', 'delete', file.file_key], creds);
+    expect([deleted.code, deleted.stdout]).to.deep.equal([0, `file ${file.file_key} deleted\n`]);
+    const gone = await svc(['files', 'get', file.file_key], creds);
+    expect([gone.code, /^svc: 404 not_found: /u.test(gone.stderr)]).to.deep.equal([4, true]);
+  });
+
+  it('runs start --upload uploads each file, then starts the run with them; --wait shows what the run read (size, SHA-256)', async function () {
+    const creds = { SVC_BASE_URL: api.base, SVC_API_KEY: API_KEY };
+    const pdf = join(home, 'statement.pdf');
+    const csv = join(home, 'lines.csv');
+    await writeFile(pdf, PDF_BYTES);
+    await writeFile(csv, CSV_BYTES);
+    const started = await svc(['runs', 'start', CLI_AGENT, '--upload', pdf, '--upload', csv, '--message', 'Reconcile', '--wait', '-o', 'json'], creds);
+    expect(started.code, started.stderr).to.equal(0);
+    const uploaded = started.stderr.split('\n').filter((line) => line.startsWith('uploaded '));
+    expect(uploaded).to.have.length(2);
+    expect(uploaded[0]).to.match(new RegExp(`^uploaded ${pdf}: file_[0-9a-f]{32} \\(application/pdf, ${PDF_BYTES.length} bytes, sha256 ${sha256Hex(PDF_BYTES)}\\)$`, 'u'));
+    const run = JSON.parse(started.stdout) as { status: string; output: { files: number; read_files: { file_key: string; file_name: string; content_type: string; size_bytes: number; sha256: string }[] } };
+    expect(run.status).to.equal('succeeded');
+    expect(run.output.files).to.equal(2);
+    expect(run.output.read_files.map(({ file_name, content_type, size_bytes, sha256 }) => ({ file_name, content_type, size_bytes, sha256 }))).to.deep.equal([
+      { file_name: 'statement.pdf', content_type: 'application/pdf', size_bytes: PDF_BYTES.length, sha256: sha256Hex(PDF_BYTES) },
+      { file_name: 'lines.csv', content_type: 'text/csv', size_bytes: CSV_BYTES.length, sha256: sha256Hex(CSV_BYTES) },
+    ]);
+    expect(run.output.read_files[0]?.file_key).to.equal(/file_[0-9a-f]{32}/u.exec(uploaded[0] ?? '')?.[0]);
+
+    // The table form shows the output as JSON in its cell.
+    const table = await svc(['runs', 'start', CLI_AGENT, '--upload', pdf, '--wait'], creds);
+    expect(table.code, table.stderr).to.equal(0);
+    expect(table.stdout).to.match(/^status +succeeded$/mu).and.match(new RegExp(`^output +.*"size_bytes":${PDF_BYTES.length},"sha256":"${sha256Hex(PDF_BYTES)}"`, 'mu'));
+  });
+
+  it('exits 5 with the reason when the API rejects an upload (PNG bytes named .pdf), and starts no run', async function () {
+    const creds = { SVC_BASE_URL: api.base, SVC_API_KEY: API_KEY };
+    const fake = join(home, 'scan.pdf');
+    await writeFile(fake, PNG_BYTES);
+    const upload = await svc(['files', 'upload', fake], creds);
+    expect(upload.code).to.equal(5);
+    expect(upload.stdout).to.equal('');
+    expect(upload.stderr).to.match(/^svc: file rejected: scan\.pdf: The bytes are image\/png, not the declared application\/pdf\.$/mu).and.match(/^ {2}file key: file_[0-9a-f]{32}$/mu);
+    const json = await svc(['files', 'upload', fake, '-o', 'json'], creds);
+    const failure = JSON.parse(json.stderr) as { error: string; detail: string; file: { status: string } };
+    expect([json.code, failure.error, failure.file.status]).to.deep.equal([5, 'file_rejected', 'rejected']);
+
+    const before = JSON.parse((await svc(['runs', 'list', '--agent', CLI_AGENT, '--limit', '1', '-o', 'json'], creds)).stdout) as { data: { run_id: string }[] };
+    const run = await svc(['runs', 'start', CLI_AGENT, '--upload', fake, '--wait'], creds);
+    expect(run.code).to.equal(5);
+    expect(run.stderr).to.contain('file rejected: scan.pdf');
+    const after = JSON.parse((await svc(['runs', 'list', '--agent', CLI_AGENT, '--limit', '1', '-o', 'json'], creds)).stdout) as { data: { run_id: string }[] };
+    expect(after.data[0]?.run_id).to.equal(before.data[0]?.run_id);
   });
 
   it('exits 7 when nothing answers, after retrying the refused connection', async function () {

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import createClient, { type Client } from 'openapi-fetch';
 import pRetry, { AbortError } from 'p-retry';
-import { apiErrorOf, SvcApiError, SvcNetworkError } from './errors.js';
+import { apiErrorOf, SvcApiError, SvcFileRejectedError, SvcNetworkError } from './errors.js';
 import type { components, operations, paths } from './generated/api.js';
+import { bytesOfPath, contentTypeOf, requestBody, spooledBytes, streamedBytes, type UploadBytes, type UploadSource } from './upload.js';
+
+export { contentTypeOf, FALLBACK_CONTENT_TYPE, type UploadSource } from './upload.js';
 
 /** `GET /api/v1`: the API index (spec "API index object"). */
 export type ApiIndex = components['schemas']['ApiIndex'];
@@ -33,6 +38,20 @@ export type InsertRecordRequest = components['schemas']['InsertRecordRequest'];
 export type UpdateRecordRequest = components['schemas']['UpdateRecordRequest'];
 /** `data` of a row write: `{rows_affected}`. */
 export type RowWriteResult = components['schemas']['RowWriteResult'];
+/**
+ * A file (docs/CONTRACT.md "Files"): `file_key`, `file_name`, `content_type`, `size_bytes`
+ * (bytes), `sha256`, `status`, `reason`, `created_at`, `expires_at`; the answer to
+ * `POST /api/v1/files` adds `upload_url`, `upload_method` and `upload_headers`.
+ */
+export type File = components['schemas']['File'];
+/** A file's `status`: `pending`, `ready`, `rejected` or `expired`. */
+export type FileStatus = File['status'];
+/** `GET /api/v1/files`: one page, newest first, and the cursor of the next (`null` on the last). */
+export type FileList = components['schemas']['FileList'];
+/** The body of `POST /api/v1/files`: `{file_name, content_type, size_bytes, sha256?}`. */
+export type PrepareFileRequest = components['schemas']['PrepareFileRequest'];
+/** Query of `GET /api/v1/files` (`status`, `limit` 1..100, `cursor`). */
+export type ListFilesQuery = NonNullable<operations['listFiles']['parameters']['query']>;
 
 /**
  * Whether a run status is final (no later change). Typed over every status of the generated
@@ -71,6 +90,18 @@ export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
 /** The first wait when the answer gave no `Retry-After` (or there was no answer): doubled at each retry. */
 export const DEFAULT_BACKOFF_MS = 500;
+/**
+ * The upload's PUT (to `upload_url`) fails after 60 s without progress: no chunk of the
+ * body taken by the connection, or, once all was sent, no answer. An idle timeout rather
+ * than a total one, because an upload's length has no useful bound (100 MiB, the default
+ * `files.max_bytes`, takes about 14 minutes at 1 Mbit/s) while a working link, however
+ * slow, keeps taking bytes: 60 s of nothing is a dead link or a stuck server, past the
+ * 31 s that five TCP retransmissions take from the initial 1 s timeout (RFC 6298, doubling
+ * each time). The server answers as soon
+ * as the last byte is stored. Bound the whole upload with the call's `signal` if you need
+ * to. The other requests of an upload (prepare, complete) keep {@link DEFAULT_TIMEOUT_MS}.
+ */
+export const DEFAULT_UPLOAD_IDLE_TIMEOUT_MS = 60_000;
 /** How often {@link SvcClient.waitForRun} asks for the run: the demo processor takes ~500 ms; 1 request/s is 10% of the default 600/min. */
 export const DEFAULT_POLL_INTERVAL_MS = 1000;
 
@@ -100,6 +131,8 @@ export interface SvcClientOptions {
   readonly accessToken?: string | undefined;
   /** Per attempt, ms until the whole answer must have arrived; default {@link DEFAULT_TIMEOUT_MS}. */
   readonly timeoutMs?: number;
+  /** Per attempt of an upload's PUT, ms without progress before it is given up; default {@link DEFAULT_UPLOAD_IDLE_TIMEOUT_MS}. */
+  readonly uploadIdleTimeoutMs?: number;
   /** Retries after the first attempt; default {@link DEFAULT_MAX_RETRIES}; 0 turns retries off. */
   readonly maxRetries?: number;
   /** The longest one wait before a retry, in ms; default {@link DEFAULT_MAX_RETRY_DELAY_MS}. */
@@ -118,7 +151,7 @@ export interface CallOptions {
 }
 
 /**
- * Per write (run start, row insert, row update): {@link CallOptions} and the
+ * Per write (run start, row insert, row update, file prepare): {@link CallOptions} and the
  * `Idempotency-Key` that makes a retry safe (docs/CONTRACT.md "Runs lifecycle").
  */
 export interface WriteOptions extends CallOptions {
@@ -141,6 +174,29 @@ export interface RecordWriteOptions extends WriteOptions {
    */
   readonly egress?: boolean;
 }
+
+/**
+ * What {@link SvcClient.uploadFile} declares about the file. For a path, the name defaults
+ * to the path's last segment and the size and SHA-256 are read from the file; for a stream,
+ * `fileName` is required.
+ */
+export interface UploadFileDetails {
+  /** `file_name`: 1..255 characters without a path separator or control character. */
+  readonly fileName?: string;
+  /** `content_type`; default by the extension of the file name ({@link contentTypeOf}), else `application/octet-stream`. */
+  readonly contentType?: string;
+  /**
+   * A stream's exact size in bytes: then it is sent as it comes, once (a failed PUT is not
+   * retried). Without it the stream is first spooled to a temporary file (in
+   * `os.tmpdir()`, removed at the end) to count its size and SHA-256. Ignored for a path.
+   */
+  readonly sizeBytes?: number;
+  /** SHA-256 of the bytes (64 lowercase hex digits), declared so the server rejects other bytes; for a path, saves the digest pass. */
+  readonly sha256?: string;
+}
+
+/** Options of {@link SvcClient.uploadFile}: the `Idempotency-Key` ({@link WriteOptions}) is that of the prepare request. */
+export type UploadFileOptions = WriteOptions;
 
 /** Options of {@link SvcClient.waitForRun}. */
 export interface WaitForRunOptions extends CallOptions {
@@ -171,11 +227,14 @@ interface Outcome<D> {
  *   request is not charged) and 503 (docs/CONTRACT.md "Dependencies and faults": a 503 never
  *   hides a half-done write or a run), waiting `Retry-After` seconds; and a refused
  *   connection (`ECONNREFUSED`: nothing reached a server). The writes (run start, row
- *   insert and update) send an `Idempotency-Key` ({@link WriteOptions.idempotencyKey}, a new
+ *   insert and update, file prepare) send an `Idempotency-Key` ({@link WriteOptions.idempotencyKey}, a new
  *   UUID per call by default), so they are also retried after a timeout or a reset and on
  *   409 `idempotency_key_in_use` (after `Retry-After`): the server replays the first answer
  *   instead of starting a second run or writing a second row. Without a key (`false`), a
- *   timeout or a reset is never retried.
+ *   timeout or a reset is never retried. A file's complete is retried like them (a repeat
+ *   answers the file as it is); a delete is not.
+ * - {@link SvcClient.uploadFile}'s PUT is the exception to `timeoutMs`: it has an idle
+ *   timeout ({@link DEFAULT_UPLOAD_IDLE_TIMEOUT_MS}).
  *
  * {@link SvcClient.raw} is the underlying openapi-fetch client, typed over every operation
  * of the document, for the operations this class has no method for (it has no retries and
@@ -187,6 +246,7 @@ export class SvcClient {
   /** `{base_url}`, without a trailing slash. */
   readonly baseUrl: string;
   private readonly timeoutMs: number;
+  private readonly uploadIdleTimeoutMs: number;
   private readonly maxRetries: number;
   private readonly maxRetryDelayMs: number;
   private readonly backoffMs: number;
@@ -200,6 +260,7 @@ export class SvcClient {
     }
     this.baseUrl = options.baseUrl.replace(/\/+$/u, '');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.uploadIdleTimeoutMs = options.uploadIdleTimeoutMs ?? DEFAULT_UPLOAD_IDLE_TIMEOUT_MS;
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
@@ -240,7 +301,7 @@ export class SvcClient {
       `POST /api/v1/agents/${encodeURIComponent(agentId)}/run`,
       (signal) => this.raw.POST('/api/v1/agents/{agent_id}/run', { params: { path: { agent_id: agentId }, header }, body, signal }),
       options.signal,
-      header['Idempotency-Key'] !== undefined,
+      { repeatable: header['Idempotency-Key'] !== undefined },
     );
     return answer.data;
   }
@@ -278,7 +339,7 @@ export class SvcClient {
       `POST /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
       (signal) => this.raw.POST('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
       options.signal,
-      header['Idempotency-Key'] !== undefined,
+      { repeatable: header['Idempotency-Key'] !== undefined },
     );
     return answer.data;
   }
@@ -294,9 +355,153 @@ export class SvcClient {
       `PATCH /api/v1/connections/${encodeURIComponent(connectionId)}/records`,
       (signal) => this.raw.PATCH('/api/v1/connections/{connection_id}/records', { params: { path: { connection_id: connectionId }, header }, body, signal }),
       options.signal,
-      header['Idempotency-Key'] !== undefined,
+      { repeatable: header['Idempotency-Key'] !== undefined },
     );
     return answer.data;
+  }
+
+  /**
+   * `POST /api/v1/files`: declares a file (name, media type, exact size in bytes, optionally
+   * its SHA-256) and resolves with it `pending`, with `upload_url`, `upload_method` (`PUT`),
+   * `upload_headers` and `expires_at` (docs/CONTRACT.md "Files"). Sends an
+   * `Idempotency-Key` ({@link WriteOptions.idempotencyKey}), so a retry after a timeout or a
+   * reset gets the same file, never a second one. {@link SvcClient.uploadFile} does the
+   * whole upload.
+   *
+   * @throws {@link SvcApiError} 400 `validation_failed` naming `/size_bytes` (above
+   *   `files.max_bytes`, 100 MiB by default) or `/file_name`, 401/403, 429, 503.
+   */
+  async prepareFile(body: PrepareFileRequest, options: WriteOptions = {}): Promise<File> {
+    const header = idempotencyHeader(options);
+    const answer = await this.send('POST /api/v1/files', (signal) => this.raw.POST('/api/v1/files', { params: { header }, body, signal }), options.signal, {
+      repeatable: header['Idempotency-Key'] !== undefined,
+    });
+    return answer.data;
+  }
+
+  /**
+   * `POST /api/v1/files/{file_key}/complete`: the server checks the uploaded bytes (size,
+   * declared SHA-256, content against `content_type`) and answers the file `ready` (its
+   * `sha256` the digest of the bytes) or `rejected` with a `reason`; this resolves with
+   * either (only {@link SvcClient.uploadFile} turns `rejected` into an error). Retried after
+   * a timeout or a reset too: a repeated complete answers the file as it is.
+   *
+   * @throws {@link SvcApiError} 404, 409 `file_not_uploaded` (nothing PUT yet) or
+   *   `file_not_pending` (expired), 401/403, 429, 503.
+   */
+  async completeFile(fileKey: string, options: CallOptions = {}): Promise<File> {
+    const answer = await this.send(
+      `POST /api/v1/files/${encodeURIComponent(fileKey)}/complete`,
+      (signal) => this.raw.POST('/api/v1/files/{file_key}/complete', { params: { path: { file_key: fileKey } }, signal }),
+      options.signal,
+      { repeatable: true },
+    );
+    return answer.data;
+  }
+
+  /** `GET /api/v1/files/{file_key}`: the file's record as of now (never its bytes). @throws {@link SvcApiError} 404 for an unknown file or another account's. */
+  async getFile(fileKey: string, options: CallOptions = {}): Promise<File> {
+    const answer = await this.send(`GET /api/v1/files/${encodeURIComponent(fileKey)}`, (signal) => this.raw.GET('/api/v1/files/{file_key}', { params: { path: { file_key: fileKey } }, signal }), options.signal);
+    return answer.data;
+  }
+
+  /** `GET /api/v1/files`: one page of the caller's files, newest first; pass `next_cursor` as `cursor` for the next. */
+  async listFiles(query: ListFilesQuery = {}, options: CallOptions = {}): Promise<FileList> {
+    return this.send('GET /api/v1/files', (signal) => this.raw.GET('/api/v1/files', { params: { query }, signal }), options.signal);
+  }
+
+  /**
+   * `DELETE /api/v1/files/{file_key}` (204): deletes the file's record and bytes. Not
+   * retried after a timeout or a reset (a repeat after a delete that happened answers 404).
+   *
+   * @throws {@link SvcApiError} 404, or 409 `file_in_use` while a queued or running run uses it.
+   */
+  async deleteFile(fileKey: string, options: CallOptions = {}): Promise<void> {
+    await this.send(
+      `DELETE /api/v1/files/${encodeURIComponent(fileKey)}`,
+      async (signal) => {
+        const outcome = await this.raw.DELETE('/api/v1/files/{file_key}', { params: { path: { file_key: fileKey } }, signal });
+        // 204 has no body: openapi-fetch gives `data: undefined`, which send() would take for an error.
+        return outcome.response.ok ? { data: true as const, response: outcome.response } : outcome;
+      },
+      options.signal,
+    );
+  }
+
+  /**
+   * Uploads a file whole: prepare ({@link SvcClient.prepareFile}), PUT the bytes to
+   * `upload_url`, complete ({@link SvcClient.completeFile}); resolves with the `ready` file,
+   * whose `file_key`, `file_name` and `content_type` a run start names in `files`.
+   *
+   * The bytes are streamed, never held whole in memory:
+   * - a path: `stat` gives the size; one streaming pass computes the SHA-256 (declared, so
+   *   the server rejects other bytes) unless `details.sha256` gives it; a second pass is the
+   *   PUT, read again from the start for each retry;
+   * - a stream with `details.sizeBytes`: sent as it comes, in one pass (not retried);
+   * - a stream without it: spooled to a temporary file first (`os.tmpdir()`, mode 0600 in a
+   *   0700 directory, removed at the end; the disk needs room for one copy), counting its
+   *   size and SHA-256.
+   *
+   * The PUT goes to the absolute `upload_url` with exactly `upload_headers` and
+   * `Content-Length`, and no credential (the URL carries its own signature). It is given up
+   * after {@link SvcClientOptions.uploadIdleTimeoutMs} without progress
+   * ({@link DEFAULT_UPLOAD_IDLE_TIMEOUT_MS}), never for its total length; a repeatable
+   * source is retried like a keyed write (the server keeps nothing of a broken upload, and a
+   * second PUT replaces the first). A failed upload leaves a `pending` file that expires at
+   * its `expires_at`.
+   *
+   * @throws {@link SvcFileRejectedError} when `complete` answers the file `rejected` (the
+   *   reason in the message and in `reason`); {@link SvcApiError} / {@link SvcNetworkError}
+   *   from any of the three requests (the PUT's errors name its URL without the signature);
+   *   the file system's error for an unreadable path; TypeError for a stream without
+   *   `fileName`, or a path that is not a regular file.
+   */
+  async uploadFile(path: string, details?: Omit<UploadFileDetails, 'sizeBytes'>, options?: UploadFileOptions): Promise<File>;
+  async uploadFile(stream: Readable | AsyncIterable<Uint8Array | string>, details: UploadFileDetails & { readonly fileName: string }, options?: UploadFileOptions): Promise<File>;
+  async uploadFile(source: UploadSource, details: UploadFileDetails = {}, options: UploadFileOptions = {}): Promise<File> {
+    const fileName = details.fileName ?? (typeof source === 'string' ? basename(source) : undefined);
+    if (fileName === undefined) throw new TypeError('uploadFile: give details.fileName when the source is a stream');
+    const bytes =
+      typeof source === 'string'
+        ? await bytesOfPath(source, details.sha256, options.signal)
+        : details.sizeBytes === undefined
+          ? await spooledBytes(source, details.sha256, options.signal)
+          : streamedBytes(source, details.sizeBytes, details.sha256);
+    try {
+      const prepared = await this.prepareFile(
+        { file_name: fileName, content_type: details.contentType ?? contentTypeOf(fileName), size_bytes: bytes.sizeBytes, ...(bytes.sha256 !== undefined ? { sha256: bytes.sha256 } : {}) },
+        options,
+      );
+      await this.putBytes(prepared, bytes, options.signal);
+      const file = await this.completeFile(prepared.file_key, { signal: options.signal });
+      if (file.status === 'rejected') throw new SvcFileRejectedError(file);
+      return file;
+    } finally {
+      await bytes.dispose();
+    }
+  }
+
+  /** The PUT of an upload: `bytes` to the prepared file's `upload_url`, with its `upload_headers` and no credential. */
+  private async putBytes(file: File, bytes: UploadBytes, signal: AbortSignal | undefined): Promise<void> {
+    const url = file.upload_url;
+    if (url === undefined) throw new TypeError(`the prepared file ${file.file_key} has no upload_url`);
+    const target = new URL(url);
+    await this.send(
+      // The query is the upload's signature: kept out of error messages and logs.
+      `${file.upload_method ?? 'PUT'} ${target.origin}${target.pathname}`,
+      async (attemptSignal, progress) => {
+        const headers = new Headers(file.upload_headers);
+        headers.set('Content-Length', String(bytes.sizeBytes));
+        const request = new Request(url, { method: file.upload_method ?? 'PUT', headers, body: requestBody(bytes.open(), progress), duplex: 'half', signal: attemptSignal });
+        const response = await this.fetchDocument(request);
+        progress();
+        // The API's own address answers {data: file}; an S3 presigned URL an empty body: neither is needed.
+        const text = await response.text();
+        return response.ok ? { data: true as const, response } : { error: parseMaybeJson(text), response };
+      },
+      signal,
+      { repeatable: bytes.repeatable, retries: bytes.repeatable ? this.maxRetries : 0, deadline: { kind: 'idle', ms: this.uploadIdleTimeoutMs } },
+    );
   }
 
   /**
@@ -330,36 +535,40 @@ export class SvcClient {
    * is the server's `Retry-After`, not a backoff formula.
    */
   private async send<D>(
-    /** `METHOD /path` with the path parameters filled in, for {@link SvcNetworkError.request}. */
+    /** `METHOD /path` with the path parameters filled in (or `METHOD https://host/path`), for {@link SvcNetworkError.request}. */
     operation: string,
-    call: (signal: AbortSignal) => Promise<Outcome<D>>,
+    /** One attempt; `progress` restarts an idle deadline (a no-op for a total one). */
+    call: (signal: AbortSignal, progress: () => void) => Promise<Outcome<D>>,
     signal: AbortSignal | undefined,
-    /** True when every attempt carries one `Idempotency-Key`: a timeout, a reset and a 409 `idempotency_key_in_use` are retried too. */
-    keyed = false,
+    how: SendOptions = {},
   ): Promise<D> {
     const [method = '', path = ''] = operation.split(' ');
-    const label = `${method} ${this.baseUrl}${path}`;
+    const label = /^https?:\/\//u.test(path) ? `${method} ${path}` : `${method} ${this.baseUrl}${path}`;
+    const repeatable = how.repeatable === true;
+    const spec = how.deadline ?? { kind: 'total', ms: this.timeoutMs };
     const attempt = async (): Promise<D> => {
-      const timeout = AbortSignal.timeout(this.timeoutMs);
-      const both = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+      const deadline = startDeadline(spec);
+      const both = signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]);
       let outcome: Outcome<D>;
       try {
-        outcome = await call(both);
+        outcome = await call(both, deadline.progress);
       } catch (error) {
         if (signal?.aborted === true) throw new AbortError('aborted by the caller');
-        const failure = networkErrorOf(label, error, timeout.aborted, this.timeoutMs);
-        throw failure.kind === 'connection_refused' || keyed ? failure : new AbortError(failure);
+        const failure = networkErrorOf(label, error, deadline.signal.aborted, spec);
+        throw failure.kind === 'connection_refused' || repeatable ? failure : new AbortError(failure);
+      } finally {
+        deadline.clear();
       }
       if (outcome.error !== undefined || outcome.data === undefined) {
         const error = apiErrorOf(outcome.response, outcome.error);
-        const retryable = error.status === 429 || error.status === 503 || (keyed && error.status === 409 && error.code === 'idempotency_key_in_use');
+        const retryable = error.status === 429 || error.status === 503 || (repeatable && error.status === 409 && error.code === 'idempotency_key_in_use');
         throw retryable ? error : new AbortError(error);
       }
       return outcome.data;
     };
     try {
       return await pRetry(attempt, {
-        retries: this.maxRetries,
+        retries: how.retries ?? this.maxRetries,
         minTimeout: 0,
         maxTimeout: 0,
         signal,
@@ -380,6 +589,33 @@ export class SvcClient {
       throw error;
     }
   }
+}
+
+/** How long one attempt may take: `ms` in all (`total`), or `ms` without progress (`idle`). */
+interface AttemptDeadline {
+  readonly kind: 'total' | 'idle';
+  readonly ms: number;
+}
+
+/** How {@link SvcClient.send} treats one call beyond its defaults. */
+interface SendOptions {
+  /**
+   * True when sending the request again cannot do its work twice (every attempt carries one
+   * `Idempotency-Key`, or the operation is idempotent, or a repeated upload replaces the
+   * first): a timeout, a reset and a 409 `idempotency_key_in_use` are retried too.
+   */
+  readonly repeatable?: boolean;
+  /** Retries after the first attempt; default the client's `maxRetries`. */
+  readonly retries?: number;
+  /** Default: `total`, the client's `timeoutMs`. */
+  readonly deadline?: AttemptDeadline;
+}
+
+/** A deadline of one attempt: its signal aborts at the deadline; `progress` moves an idle one on. */
+function startDeadline(spec: AttemptDeadline): { readonly signal: AbortSignal; readonly progress: () => void; readonly clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`${spec.kind} deadline of ${spec.ms} ms`, 'TimeoutError')), spec.ms);
+  return { signal: controller.signal, progress: spec.kind === 'idle' ? () => void timer.refresh() : () => undefined, clear: () => clearTimeout(timer) };
 }
 
 /** The `Idempotency-Key` header of a write: the caller's key, a new UUID, or none (`false`). */
@@ -426,8 +662,8 @@ function causeCode(error: unknown): string | undefined {
 }
 
 /** The {@link SvcNetworkError} of a call that threw (no answer, or no whole answer in time). */
-function networkErrorOf(label: string, error: unknown, timedOut: boolean, timeoutMs: number): SvcNetworkError {
-  if (timedOut) return new SvcNetworkError('timeout', label, `no whole answer within ${timeoutMs} ms`, error);
+function networkErrorOf(label: string, error: unknown, timedOut: boolean, deadline: AttemptDeadline): SvcNetworkError {
+  if (timedOut) return new SvcNetworkError('timeout', label, deadline.kind === 'idle' ? `no progress for ${deadline.ms} ms` : `no whole answer within ${deadline.ms} ms`, error);
   const code = causeCode(error);
   if (code === 'ECONNREFUSED') return new SvcNetworkError('connection_refused', label, 'connection refused: is the API server running at this address?', error);
   // undici's own message is "fetch failed"; what failed is in its cause.

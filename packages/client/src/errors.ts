@@ -90,6 +90,31 @@ export class SvcNetworkError extends Error {
   }
 }
 
+/** A file as the API answers it (`data` of `GET /api/v1/files/{file_key}`). */
+type StoredFile = components['schemas']['File'];
+
+/**
+ * An upload whose bytes the API refused on `complete`: the file ended `rejected`
+ * (docs/CONTRACT.md "Files": a size or SHA-256 other than declared, or bytes that contradict
+ * the declared `content_type`, such as PNG bytes declared `application/pdf`). Not an error
+ * answer (complete answered 200): the reason is the file's `reason`, and its bytes are
+ * already deleted; prepare and upload it again.
+ */
+export class SvcFileRejectedError extends Error {
+  override readonly name = 'SvcFileRejectedError';
+  /** The file as `complete` answered it: `status` is `rejected`. */
+  readonly file: StoredFile;
+  /** Why, as the API said it (the file's `reason`). */
+  readonly reason: string;
+
+  constructor(file: StoredFile) {
+    const reason = file.reason ?? 'no reason given';
+    super(`file ${file.file_name} (${file.file_key}) was rejected: ${reason}`);
+    this.file = file;
+    this.reason = reason;
+  }
+}
+
 /**
  * Seconds to wait from a `Retry-After` value: delay-seconds or an HTTP date (RFC 9110
  * §10.2.3); undefined when absent or neither.

@@ -1,9 +1,15 @@
 import { expect } from 'chai';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../tools/test-support/ports.js';
-import { SvcApiError, SvcClient, SvcNetworkError, retryAfterSeconds, type RetryEvent, type Run } from '@svc/client';
+import { SvcApiError, SvcClient, SvcFileRejectedError, SvcNetworkError, retryAfterSeconds, type File, type RetryEvent, type Run } from '@svc/client';
 import { ACCESS_TOKEN, AGENT, AGENT_WINDOW_SECONDS, API_KEY, LIMITED_AGENT, OTHER_KEY, PG_CONNECTION, SQL_CONNECTION, startApiServer, type ApiServer } from './support/api-server.js';
+import { CSV_BYTES, PDF_BYTES, PNG_BYTES, sha256Hex } from './support/files.js';
 
 /** A loopback HTTP server whose answers a test scripts (for what the real server will not do on demand: 503, silence). */
 async function stubServer(handler: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<{ base: string; requests: () => number; close(): Promise<void> }> {
@@ -79,10 +85,7 @@ describe('@svc/client against the API server', function () {
 
   it('starts a run with an access token (Bearer), and a run that fails resolves with status failed', async function () {
     const bearer = new SvcClient({ baseUrl: api.base, accessToken: ACCESS_TOKEN });
-    const started = await bearer.startRun(AGENT, {
-      files: [{ file_key: 'uploads/a.pdf', file_name: 'a.pdf', content_type: 'application/pdf' }],
-      message: 'Extract the totals [fail]',
-    });
+    const started = await bearer.startRun(AGENT, { message: 'Extract the totals [fail]' });
     const run = await bearer.waitForRun(started.run_id, { pollIntervalMs: 50, signal: AbortSignal.timeout(20_000) });
     expect(run.status).to.equal('failed');
   });
@@ -148,6 +151,129 @@ describe('@svc/client against the API server', function () {
     expect((first.error as SvcApiError).status).to.equal(429);
     expect(first.delayMs).to.equal(((first.error as SvcApiError).retryAfterSeconds ?? -1) * 1000);
     expect(performance.now() - before).to.be.at.least(first.delayMs - 50);
+  });
+});
+
+/** Entries of the temporary directory that uploads spool to (none may be left behind). */
+async function spoolDirs(): Promise<string[]> {
+  return (await readdir(tmpdir())).filter((name) => name.startsWith('svc-upload-'));
+}
+
+describe('@svc/client files against the API server (prepare, streamed PUT, complete)', function () {
+  this.timeout(60_000);
+  let api: ApiServer;
+  let client: SvcClient;
+  let dir: string;
+
+  before(async function () {
+    api = await startApiServer();
+    client = new SvcClient({ baseUrl: api.base, apiKey: API_KEY });
+    dir = await mkdtemp(join(tmpdir(), 'svc-client-files-'));
+  });
+  after(async function () {
+    await api?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('uploads a PDF from a path: ready, its type from the extension, its SHA-256 declared and confirmed; a run reads it', async function () {
+    const path = join(dir, 'invoice-17.pdf');
+    await writeFile(path, PDF_BYTES);
+    const file = await client.uploadFile(path);
+    expect(file).to.include({ file_name: 'invoice-17.pdf', content_type: 'application/pdf', size_bytes: PDF_BYTES.length, sha256: sha256Hex(PDF_BYTES), status: 'ready', reason: null });
+    expect(file.file_key).to.match(/^file_[0-9a-f]{32}$/u);
+    expect(await client.getFile(file.file_key)).to.deep.equal(file);
+
+    const started = await client.startRun(AGENT, { files: [{ file_key: file.file_key, file_name: file.file_name, content_type: file.content_type }], message: 'Extract the totals' });
+    const run = await client.waitForRun(started.run_id, { pollIntervalMs: 50, signal: AbortSignal.timeout(20_000) });
+    expect(run.status).to.equal('succeeded');
+    expect((run.output as { read_files: unknown[] }).read_files).to.deep.equal([
+      { file_key: file.file_key, file_name: 'invoice-17.pdf', content_type: 'application/pdf', size_bytes: PDF_BYTES.length, sha256: sha256Hex(PDF_BYTES) },
+    ]);
+  });
+
+  it('uploads a CSV from a stream of unknown size (spooled to a temporary file, then removed) and of a given size (sent as it comes)', async function () {
+    const before = await spoolDirs();
+    const spooled = await client.uploadFile(Readable.from([CSV_BYTES.subarray(0, 10), CSV_BYTES.subarray(10)]), { fileName: 'orders.csv' });
+    expect(spooled).to.include({ file_name: 'orders.csv', content_type: 'text/csv', size_bytes: CSV_BYTES.length, sha256: sha256Hex(CSV_BYTES), status: 'ready' });
+    expect(await spoolDirs()).to.deep.equal(before);
+
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      yield CSV_BYTES.subarray(0, 5);
+      yield CSV_BYTES.subarray(5);
+    }
+    const streamed = await client.uploadFile(chunks(), { fileName: 'orders.txt', contentType: 'text/csv', sizeBytes: CSV_BYTES.length });
+    expect(streamed).to.include({ file_name: 'orders.txt', content_type: 'text/csv', size_bytes: CSV_BYTES.length, sha256: sha256Hex(CSV_BYTES), status: 'ready' });
+  });
+
+  it('keeps a slow upload going as long as bytes move: the PUT has an idle timeout, not a total one', async function () {
+    // 12 chunks 150 ms apart: 1.8 s in all, past both timeouts, never 400 ms without progress.
+    const slow = new SvcClient({ baseUrl: api.base, apiKey: API_KEY, timeoutMs: 1000, uploadIdleTimeoutMs: 400, maxRetries: 0 });
+    const bytes = Buffer.concat(Array.from({ length: 12 }, (_, i) => Buffer.from(`line ${i}\n`)));
+    async function* trickle(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < 12; i += 1) {
+        await sleep(150);
+        yield Buffer.from(`line ${i}\n`);
+      }
+    }
+    const started = performance.now();
+    const file = await slow.uploadFile(trickle(), { fileName: 'slow.txt', sizeBytes: bytes.length });
+    expect(performance.now() - started).to.be.above(1500);
+    expect(file).to.include({ status: 'ready', content_type: 'text/plain', size_bytes: bytes.length, sha256: sha256Hex(bytes) });
+  });
+
+  it('throws SvcFileRejectedError, the reason in its message, for PNG bytes declared application/pdf', async function () {
+    const path = join(dir, 'not-really.pdf');
+    await writeFile(path, PNG_BYTES);
+    const error = await rejection(client.uploadFile(path));
+    expect(error).to.be.instanceOf(SvcFileRejectedError);
+    const rejected = error as SvcFileRejectedError;
+    expect(rejected.file).to.include({ file_name: 'not-really.pdf', content_type: 'application/pdf', status: 'rejected' });
+    expect(rejected.reason).to.equal('The bytes are image/png, not the declared application/pdf.');
+    expect(rejected.message).to.equal(`file not-really.pdf (${rejected.file.file_key}) was rejected: ${rejected.reason}`);
+    expect((await client.getFile(rejected.file.file_key)).status).to.equal('rejected');
+  });
+
+  it('lists files page by page (newest first) and by status; deletes one', async function () {
+    const other = new SvcClient({ baseUrl: api.base, apiKey: OTHER_KEY });
+    const mine: File[] = [];
+    for (const name of ['a.csv', 'b.csv', 'c.csv']) mine.push(await client.uploadFile(Readable.from([CSV_BYTES]), { fileName: name }));
+    const seen: File[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listFiles({ limit: 2, ...(cursor !== undefined ? { cursor } : {}) });
+      expect(page.data.length).to.be.at.most(2);
+      seen.push(...page.data);
+      cursor = page.next_cursor ?? undefined;
+      pages += 1;
+    } while (cursor !== undefined);
+    expect(pages).to.be.at.least(2);
+    const keys = seen.map((f) => f.file_key);
+    expect(new Set(keys).size).to.equal(keys.length, 'no file twice');
+    expect(keys.slice(0, 3)).to.deep.equal(mine.map((f) => f.file_key).reverse());
+    const created = seen.map((f) => f.created_at);
+    expect(created).to.deep.equal([...created].sort().reverse());
+
+    const ready = await client.listFiles({ status: 'ready', limit: 100 });
+    expect(ready.data.every((f) => f.status === 'ready')).to.equal(true);
+    expect(ready.data.map((f) => f.file_key)).to.include.members(mine.map((f) => f.file_key));
+    expect((await other.listFiles()).data).to.deep.equal([]);
+
+    const gone = mine[0]?.file_key ?? '';
+    await client.deleteFile(gone);
+    const missing = (await rejection(client.getFile(gone))) as SvcApiError;
+    expect([missing.status, missing.code]).to.deep.equal([404, 'not_found']);
+    const again = (await rejection(client.deleteFile(gone))) as SvcApiError;
+    expect([again.status, again.code]).to.deep.equal([404, 'not_found']);
+  });
+
+  it('refuses a file over the declared size limit, or a stream without a name, before sending bytes', async function () {
+    const error = (await rejection(client.prepareFile({ file_name: 'huge.bin', content_type: 'application/octet-stream', size_bytes: 200 * 1024 * 1024 }))) as SvcApiError;
+    expect([error.status, error.code, error.errors[0]?.path]).to.deep.equal([400, 'validation_failed', '/size_bytes']);
+    const unnamed = await rejection(client.uploadFile(Readable.from([CSV_BYTES]), {} as { fileName: string }));
+    expect(unnamed).to.be.instanceOf(TypeError);
+    const absent = (await rejection(client.uploadFile(join(dir, 'absent.pdf')))) as NodeJS.ErrnoException;
+    expect(absent.code).to.equal('ENOENT');
   });
 });
 
@@ -293,6 +419,88 @@ describe('@svc/client retries, timeouts and cancellation (scripted loopback serv
       expect(stub.requests()).to.equal(1);
     } finally {
       await stub.close();
+    }
+  });
+
+  it('PUTs to the absolute upload_url with exactly upload_headers and Content-Length, no credential; a stalled PUT fails after the idle timeout, naming the URL without its signature', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-client-stub-'));
+    const path = join(dir, 'report.pdf');
+    await writeFile(path, PDF_BYTES);
+    const puts: { url: string; headers: IncomingHttpHeaders; bytes: number }[] = [];
+    const stub = await stubServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/api/v1/files') {
+        res.writeHead(201, { 'content-type': 'application/json' });
+        const now = new Date().toISOString();
+        res.end(
+          JSON.stringify({
+            data: {
+              file_key: 'file_1', file_name: 'report.pdf', content_type: 'application/pdf', size_bytes: PDF_BYTES.length, sha256: sha256Hex(PDF_BYTES), status: 'pending', reason: null, created_at: now, expires_at: now,
+              upload_url: `${stub.base}/bucket/file_1?X-Signature=secret-signature`, upload_method: 'PUT', upload_headers: { 'Content-Type': 'application/pdf', 'x-amz-meta-origin': 'svc' },
+            },
+          }),
+        );
+        return;
+      }
+      let bytes = 0;
+      req.removeAllListeners('data');
+      req.on('data', (c: Buffer) => (bytes += c.length));
+      req.on('end', () => puts.push({ url: req.url ?? '', headers: req.headers, bytes })); // and never answers
+    });
+    try {
+      const client = new SvcClient({ baseUrl: stub.base, apiKey: API_KEY, uploadIdleTimeoutMs: 300, maxRetries: 0 });
+      const started = performance.now();
+      const error = (await rejection(client.uploadFile(path))) as SvcNetworkError;
+      expect(error).to.be.instanceOf(SvcNetworkError);
+      expect(error.kind).to.equal('timeout');
+      expect(error.message).to.equal(`PUT ${stub.base}/bucket/file_1: no progress for 300 ms`);
+      expect(performance.now() - started).to.be.within(250, 5000);
+      expect(puts).to.have.length(1);
+      const put = puts[0] as (typeof puts)[number];
+      expect(put.url).to.equal('/bucket/file_1?X-Signature=secret-signature');
+      expect(put.bytes).to.equal(PDF_BYTES.length);
+      expect(put.headers['content-length']).to.equal(String(PDF_BYTES.length));
+      expect(put.headers['content-type']).to.equal('application/pdf');
+      expect(put.headers['x-amz-meta-origin']).to.equal('svc');
+      expect(put.headers['transfer-encoding']).to.equal(undefined);
+      expect(put.headers['x-api-key']).to.equal(undefined);
+      expect(put.headers['authorization']).to.equal(undefined);
+    } finally {
+      await stub.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('sends a file again from its start when its PUT is refused with 503 (a repeated upload replaces the first)', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-client-stub-'));
+    const path = join(dir, 'orders.csv');
+    await writeFile(path, CSV_BYTES);
+    const bodies: Buffer[] = [];
+    const now = new Date().toISOString();
+    const file = { file_key: 'file_2', file_name: 'orders.csv', content_type: 'text/csv', size_bytes: CSV_BYTES.length, sha256: sha256Hex(CSV_BYTES), status: 'pending', reason: null, created_at: now, expires_at: now };
+    const stub = await stubServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.removeAllListeners('data');
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        if (req.method === 'POST' && req.url === '/api/v1/files') {
+          res.writeHead(201).end(JSON.stringify({ data: { ...file, upload_url: `${stub.base}/upload/file_2?sig=s`, upload_method: 'PUT', upload_headers: { 'Content-Type': 'text/csv' } } }));
+        } else if (req.method === 'PUT') {
+          bodies.push(Buffer.concat(chunks));
+          if (bodies.length === 1) res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/problem+json' }).end(JSON.stringify({ status: 503, code: 'service_unavailable', detail: 'storage away' }));
+          else res.writeHead(200).end('');
+        } else res.writeHead(200).end(JSON.stringify({ data: { ...file, status: 'ready' } }));
+      });
+    });
+    try {
+      const events: RetryEvent[] = [];
+      const ready = await new SvcClient({ baseUrl: stub.base, apiKey: API_KEY, onRetry: (e) => events.push(e) }).uploadFile(path);
+      expect(ready.status).to.equal('ready');
+      expect(bodies.map((b) => b.toString('utf8'))).to.deep.equal([CSV_BYTES.toString('utf8'), CSV_BYTES.toString('utf8')]);
+      expect(events.map((e) => (e.error as SvcApiError).status)).to.deep.equal([503]);
+    } finally {
+      await stub.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
