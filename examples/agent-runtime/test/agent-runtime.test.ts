@@ -38,6 +38,8 @@ describe('examples/agent-runtime: the API server with a processor plugged in (ch
       listen: { host: '127.0.0.1', port },
       egress: { url: `http://127.0.0.1:${egressPort}`, listen: { host: '127.0.0.1', port: egressPort } },
       admin_listen: { port: 0 },
+      // The runs name made-up file keys: this runtime reads only the request's names and types.
+      files: { verify_keys: false },
       accounts: [{ id: 'acct_rt', api_keys: [{ id: 'key_rt', sha256: sha256Hex(KEY) }], agents: [{ id: 'agent_rt' }] }],
     };
     await writeFile(join(dir, 'config.json'), JSON.stringify(config));

@@ -37,6 +37,8 @@ describe('Observability of the API server (child process)', function () {
       admin_listen: { host: '127.0.0.1', port: 0 },
       rate_limits: { credential: { requests: 10_000, window_seconds: 60 }, agent: { requests: AGENT_LIMIT, window_seconds: 60 } },
       worker: { enabled: true, concurrency: 4 },
+      // The run bodies name a made-up file key: what is observed is the requests, not the files.
+      files: { verify_keys: false },
       log_level: 'info',
       accounts: [
         { id: 'acct_obs', api_keys: [{ id: 'key_obs', sha256: sha256Hex(KEY) }], agents: [{ id: AGENT }] },

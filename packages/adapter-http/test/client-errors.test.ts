@@ -103,7 +103,7 @@ describe('adapter-http: requests the HTTP parser refuses (handleClientErrors)', 
   it('answers 405 method_not_allowed with Allow to CONNECT, which Node would drop without an answer', async function () {
     const exchange = await rawExchange(port, 'CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n', { timeoutMs: 5_000 });
     expectRawProblem(exchange.answers[0], 'method_not_allowed');
-    expect(exchange.answers[0]?.headers.get('allow')).to.deep.equal(['GET, HEAD, POST, PATCH, OPTIONS']);
+    expect(exchange.answers[0]?.headers.get('allow')).to.deep.equal(['GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS']);
   });
 
   it('answers the pipelined requests read before a broken one first, in order, then refuses it', async function () {

@@ -93,6 +93,10 @@ describe('adapter-http: deprecation', function () {
       getAgent: false,
       listConnections: false,
       getConnection: false,
+      prepareFile: false,
+      completeFile: false,
+      listFiles: false,
+      getFile: false,
     });
   });
 

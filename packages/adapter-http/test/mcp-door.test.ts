@@ -121,7 +121,7 @@ describe('adapter-http: the MCP endpoint mount', function () {
     const answer = await call(apps.url, 'GET', `/.well-known/oauth-protected-resource/api/v1/agents/${AGENT_ID}/mcp`);
     expect(answer.status).to.equal(200);
     expect(answer.headers.get('cache-control')).to.match(/^public, max-age=\d+$/);
-    expect(answer.body).to.deep.include({ resource: `${BASE_URL}/api/v1/agents/${AGENT_ID}/mcp`, bearer_methods_supported: ['header'], scopes_supported: ['runs:write', 'runs:read'] });
+    expect(answer.body).to.deep.include({ resource: `${BASE_URL}/api/v1/agents/${AGENT_ID}/mcp`, bearer_methods_supported: ['header'], scopes_supported: ['runs:write', 'runs:read', 'files:write'] });
   });
 });
 

@@ -120,7 +120,7 @@ describe('Observability of the HTTP adapter', function () {
       });
       expect(preflight.status).to.equal(204);
       expect(preflight.headers.get('access-control-allow-origin')).to.equal(ORIGIN);
-      expect(preflight.headers.get('access-control-allow-methods')).to.equal('GET,HEAD,POST,PATCH');
+      expect(preflight.headers.get('access-control-allow-methods')).to.equal('GET,HEAD,POST,PATCH,PUT,DELETE');
       expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).to.include('x-api-key').and.include('authorization').and.include('content-type');
       expect(preflight.headers.get('access-control-max-age')).to.equal('600');
       expect(preflight.headers.get('x-request-id')).to.be.a('string');

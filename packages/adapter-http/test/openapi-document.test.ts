@@ -71,6 +71,11 @@ describe('adapter-http: the served OpenAPI document', function () {
       '/api/v1/agents/{agent_id}',
       '/api/v1/connections',
       '/api/v1/connections/{connection_id}',
+      // Files
+      '/api/v1/files',
+      '/api/v1/files/{file_key}/upload',
+      '/api/v1/files/{file_key}/complete',
+      '/api/v1/files/{file_key}',
     ]);
     const ids: string[] = [];
     for (const item of Object.values(paths)) {
@@ -99,6 +104,12 @@ describe('adapter-http: the served OpenAPI document', function () {
       'getAgent',
       'listConnections',
       'getConnection',
+      'listFiles',
+      'prepareFile',
+      'uploadFile',
+      'completeFile',
+      'getFile',
+      'deleteFile',
     ]);
   });
 });

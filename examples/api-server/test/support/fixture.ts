@@ -59,6 +59,8 @@ export function e2eConfig(a: Addresses, extra: Record<string, unknown> = {}): Re
     log_level: 'info',
     shutdown_grace_ms: 10_000,
     index: INDEX,
+    // Runs here name made-up file keys (the shapes of a run start): files.test.ts checks real keys.
+    files: { verify_keys: false },
     accounts: [
       {
         id: 'acct_a',
