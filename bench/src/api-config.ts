@@ -27,13 +27,15 @@ export interface ApiConfigOptions {
   readonly redis?: { readonly url: string; readonly prefix: string };
   /** Port of the scripted TDS server; absent: the connection has no database details. */
   readonly sqlServerPort?: number;
+  /** `files` with local storage (the upload scenario): largest file, bytes, and the storage directory. */
+  readonly files?: { readonly maxBytes: number; readonly directory: string };
 }
 
 /**
  * The API server's configuration (`config.example.yaml` format; JSON is YAML) for a
  * bench run: limits of 1e9 requests / 60 s so that the load measures the path and not
- * 429s, no in-process worker (the bench measures accepting runs, not running them), and
- * a short shutdown grace.
+ * 429s, no in-process worker (the bench measures accepting runs, not running them), file
+ * keys not checked (`files.verify_keys: false`), and a short shutdown grace.
  */
 export function apiConfig(options: ApiConfigOptions): Record<string, unknown> {
   const { account } = options;
@@ -45,6 +47,13 @@ export function apiConfig(options: ApiConfigOptions): Record<string, unknown> {
     rate_limits: { credential: unlimited, agent: unlimited },
     ...(options.redis !== undefined ? { redis_url: options.redis.url, redis_prefix: options.redis.prefix } : {}),
     worker: { enabled: false },
+    files: {
+      // The run start's file reference (fixtures.ts) stays an opaque key, as before the Files
+      // feature and as the same-work peers take it: checking it against the file catalog
+      // (the default) would add a lookup the peers do not make, and answer 400 here.
+      verify_keys: false,
+      ...(options.files !== undefined ? { max_bytes: options.files.maxBytes, storage: { kind: 'local', directory: options.files.directory } } : {}),
+    },
     // The admin listener (metrics) runs as in production, on a free port.
     admin_listen: { port: 0 },
     log_level: options.logLevel,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +13,7 @@ import { keptAliveClient, measureLoad, measureSequential, type HttpAnswer, type 
 import { apiServerMain, benchChild, OWN_ORIGIN, type CodeOrigin } from './paths.js';
 import { RedisProbe, type RoundTrips } from './redis.js';
 import { connectRawTedious, startTdsServer } from './tds.js';
+import { filesystemOf, freeBytes, MIB, putFile, syncFilesystem, timedCopy, watchPeakRss, writeRandomFile, type CopyMode, type PeakRss } from './upload.js';
 
 /** The scenarios, in the order they run, with the label printed in the table. */
 export const SCENARIOS = {
@@ -28,13 +30,23 @@ export const SCENARIOS = {
   'peer-koa-run-redis': 'same-work peer: Koa run start, RateLimiterRedis + BullMQ',
   'insert-sqlserver': 'POST /api/v1/connections/{id}/records, scripted TDS server',
   'peer-koa-insert': 'same-work peer: Koa insert, tedious on a tarn pool',
+  'upload-local': 'PUT + complete of one large file, local storage, against cp + sync of it',
 } as const;
 
 /** Name of a scenario (`--only`). */
 export type ScenarioName = keyof typeof SCENARIOS;
 
-/** The scenario every ratio is taken against. */
+/** The scenario every throughput ratio is taken against. */
 export const BASELINE: ScenarioName = 'koa';
+
+/**
+ * The upload scenario: not a load (no row in the throughput table, no bare Koa baseline);
+ * its baseline is `cp` of the same file in the same run ({@link UploadResult}).
+ */
+export const UPLOAD_SCENARIO = 'upload-local' satisfies ScenarioName;
+
+/** Size of the upload scenario's file unless {@link BenchOptions.upload} says otherwise: 500 MiB. */
+export const DEFAULT_UPLOAD_BYTES = 500 * MIB;
 
 /** Scenarios that run with another one (they need its figures). */
 const COMPANIONS: Partial<Record<ScenarioName, ScenarioName>> = { index: 'koa-index-body' };
@@ -82,6 +94,13 @@ export interface BenchOptions extends LoadShape {
    * `.cpuprofile` files.
    */
   readonly profile?: { readonly dir: string; readonly only?: readonly ProfiledScenario[] };
+  /**
+   * The upload scenario: `sizeBytes` (default {@link DEFAULT_UPLOAD_BYTES}, at most 5 GiB,
+   * the server's largest `files.max_bytes`), `rounds` (default 3; the report gives their
+   * medians), `dir` (default the OS's temporary directory: it holds the file, the server's
+   * storage and the copies, so it must be on the disk being measured, not a tmpfs).
+   */
+  readonly upload?: { readonly sizeBytes?: number; readonly rounds?: number; readonly dir?: string };
   /** Progress lines (to stderr in the command). */
   readonly log?: (line: string) => void;
 }
@@ -143,6 +162,52 @@ export interface ProfileReport {
   readonly insert?: ProfiledServer;
 }
 
+/** One round of the upload scenario, each step on the same file into the same directory, with fsync. Milliseconds and bytes. */
+export interface UploadRound {
+  /** The order of the round's steps (rotated from round to round: none always meets another's writeback), e.g. `cp, upload, peer`. */
+  readonly order: string;
+  /** `PUT upload_url` with the bytes, streamed from disk, until its 200. */
+  readonly putMs: number;
+  /** `POST /api/v1/files/{file_key}/complete` until its 200 `ready`. */
+  readonly completeMs: number;
+  /** The same-work peer (`children/peers/node-upload.ts`): its one PUT, streamed the same way, until its 200. */
+  readonly peerMs: number;
+  /** `cp --reflink=never` + `sync` of the copy and its directory (read and write through a process: the baseline). */
+  readonly cpMs: number;
+  /** Plain `cp` (`copy_file_range`: in the kernel, no bytes through a process) + `sync`: for scale, not the baseline. */
+  readonly cpKernelMs: number;
+  /** The API server child's RSS right before the PUT, and its peak during PUT + complete ({@link PeakRss}). */
+  readonly server: ProcessMemory;
+  /** The same for the peer child during its PUT. */
+  readonly peer: ProcessMemory;
+}
+
+/** RSS of a child right before a step and its peak during it, bytes; its CPU time (all threads) during the step, ms (absent off Linux). */
+export interface ProcessMemory {
+  readonly rssBeforeBytes: number;
+  readonly rssPeakBytes: number;
+  readonly cpuMs?: number;
+}
+
+/** What the upload scenario measured. */
+export interface UploadResult {
+  readonly sizeBytes: number;
+  /** The directory that held the file, the server's storage, the peer's and the copies. */
+  readonly directory: string;
+  /** e.g. `ext4 on /dev/vda`. */
+  readonly filesystem: string;
+  /** How the peak RSS was read (the last round's). */
+  readonly peakSource: PeakRss['source'];
+  readonly rounds: readonly UploadRound[];
+}
+
+/** The upload scenario's result, or why it was skipped. */
+export interface UploadRow {
+  readonly label: string;
+  readonly result?: UploadResult;
+  readonly skip?: string;
+}
+
 /** A peer's answer, checked against the project's before the peer was measured. */
 export interface PeerCheck {
   readonly scenario: PeerScenario;
@@ -168,6 +233,8 @@ export interface BenchReport {
   readonly indexBodyBytes?: number;
   readonly redisRoundTrips?: RoundTrips;
   readonly profile?: ProfileReport;
+  /** Present when the upload scenario was asked for. */
+  readonly upload?: UploadRow;
 }
 
 /** A scenario that cannot run yet; its row says why. */
@@ -229,7 +296,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const origin = options.serverOrigin ?? OWN_ORIGIN;
   const shape: LoadShape = { connections: options.connections, warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds };
   const wanted = new Set<ScenarioName>(options.only ?? (Object.keys(SCENARIOS) as ScenarioName[]));
-  wanted.add(BASELINE);
+  // The bare Koa baseline is the denominator of the loads; the upload alone has its own (cp).
+  if ([...wanted].some((s) => s !== UPLOAD_SCENARIO)) wanted.add(BASELINE);
   for (const [scenario, companion] of Object.entries(COMPANIONS) as [ScenarioName, ScenarioName][]) {
     if (wanted.has(scenario) || wanted.has(companion)) wanted.add(scenario).add(companion);
   }
@@ -250,6 +318,150 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   let indexAnswer: HttpAnswer | undefined;
   let redisRoundTrips: RoundTrips | undefined;
   let profile: ProfileReport | undefined;
+  let upload: UploadRow | undefined;
+
+  /**
+   * The upload scenario: writes a file of random bytes in a directory of its own (under
+   * {@link BenchOptions.upload}'s `dir`), starts the API server with local storage in that
+   * directory and the same-work peer (`peers/node-upload`) writing beside it, then for each
+   * round, in rotating order: (1) prepares a file, PUTs the bytes streamed from disk and
+   * completes it, timing PUT + complete and watching the server's RSS
+   * ({@link watchPeakRss}), checks it `ready` with the source's size and SHA-256, deletes it
+   * through the API; (2) the same PUT to the peer, checked and deleted the same way;
+   * (3) `cp` of the file into the storage directory with `sync` ({@link timedCopy}),
+   * deleted after; then plain `cp` the same way. The filesystem is written back
+   * (`sync -f`, untimed) before each step. Deletes its directory at the end.
+   */
+  async function uploadScenario(): Promise<UploadResult> {
+    const sizeBytes = options.upload?.sizeBytes ?? DEFAULT_UPLOAD_BYTES;
+    const roundCount = options.upload?.rounds ?? 3;
+    const parent = options.upload?.dir ?? tmpdir();
+    // The file, and one copy at a time (each is deleted before the next), with room to spare.
+    const needed = 2 * sizeBytes + 256 * MIB;
+    const free = await freeBytes(parent);
+    if (free < needed) throw new Skip(`${parent} has ${Math.floor(free / MIB)} MiB free, the upload scenario needs ${Math.ceil(needed / MIB)} MiB`);
+    const dir = await mkdtemp(join(parent, 'svc-bench-upload-'));
+    try {
+      const source = join(dir, 'source.bin');
+      const storage = join(dir, 'storage');
+      const peerDir = join(dir, 'peer');
+      await mkdir(storage);
+      await mkdir(peerDir);
+      log(`  writing ${(sizeBytes / MIB).toFixed(1)} MiB of random bytes to ${source}`);
+      const sha256 = await writeRandomFile(source, sizeBytes);
+      const filesystem = await filesystemOf(dir);
+      const files = { maxBytes: Math.max(sizeBytes, DEFAULT_UPLOAD_BYTES), directory: storage };
+      return await withApiServer(UPLOAD_SCENARIO, { logLevel: 'silent', files }, async (server, account) => {
+        const peerPort = await freePort();
+        const peer = await startServerChild({ command: benchChild('peers/node-upload'), args: [String(peerPort), peerDir], port: peerPort, stderrFile: join(work, 'peer-node-upload.stderr') });
+        try {
+          return await uploadRounds(server, peer, account, { sizeBytes, roundCount, dir, source, storage, sha256, filesystem });
+        } finally {
+          await peer.stop();
+        }
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The rounds of {@link uploadScenario} on its started server and peer. */
+  async function uploadRounds(
+    server: ServerChild,
+    peer: ServerChild,
+    account: BenchAccount,
+    at: { sizeBytes: number; roundCount: number; dir: string; source: string; storage: string; sha256: string; filesystem: string },
+  ): Promise<UploadResult> {
+    const { sizeBytes, source, storage, sha256 } = at;
+    const filesUrl = `http://127.0.0.1:${server.port}/api/v1/files`;
+    const headers = RUN_HEADERS(account);
+    const send = (url: string, method: 'POST' | 'DELETE', body?: unknown): Promise<HttpAnswer> => {
+      const client = keptAliveClient({ url, method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      return client.send().finally(() => client.close());
+    };
+    let peakSource: PeakRss['source'] = 'VmRSS samples';
+    /** Runs `step` while watching `child`'s RSS and CPU time. */
+    const watched = async <T>(child: ServerChild, step: () => Promise<T>): Promise<{ value: T; memory: ProcessMemory }> => {
+      const rssBeforeBytes = await child.rssBytes();
+      const cpuBefore = await child.cpuMs();
+      const watch = await watchPeakRss(child.pid);
+      let value: T;
+      let peak: PeakRss;
+      try {
+        value = await step();
+      } finally {
+        peak = await watch.stop();
+        peakSource = peak.source;
+      }
+      const cpuAfter = await child.cpuMs();
+      return { value, memory: { rssBeforeBytes, rssPeakBytes: peak.peakBytes, ...(cpuBefore !== undefined && cpuAfter !== undefined ? { cpuMs: cpuAfter - cpuBefore } : {}) } };
+    };
+    const upload = async () => {
+      const prepared = await send(filesUrl, 'POST', { file_name: 'bench-upload.bin', content_type: 'application/octet-stream', size_bytes: sizeBytes });
+      if (prepared.status !== 201) throw new Skip(`the server answered ${describeAnswer(prepared.status, prepared.body)} to POST /api/v1/files (size_bytes ${sizeBytes})`);
+      const file = (JSON.parse(prepared.body) as { data: { file_key: string; upload_url: string; upload_headers?: Record<string, string> } }).data;
+      const { value, memory } = await watched(server, async () => {
+        const t0 = performance.now();
+        const put = await putFile(file.upload_url, file.upload_headers ?? {}, source, sizeBytes);
+        if (put.status !== 200) throw new Skip(`the server answered ${describeAnswer(put.status, put.body)} to the PUT of ${sizeBytes} bytes`);
+        const t1 = performance.now();
+        const completed = await send(`${filesUrl}/${file.file_key}/complete`, 'POST', {});
+        return { completed, putMs: t1 - t0, completeMs: performance.now() - t1 };
+      });
+      const data = value.completed.status === 200 ? (JSON.parse(value.completed.body) as { data: { status?: string; size_bytes?: number; sha256?: string; reason?: string } }).data : undefined;
+      if (data?.status !== 'ready' || data.size_bytes !== sizeBytes || data.sha256 !== sha256) {
+        throw new Skip(`the server answered ${describeAnswer(value.completed.status, value.completed.body)} to complete, not ready with the source's size and SHA-256`);
+      }
+      const deleted = await send(`${filesUrl}/${file.file_key}`, 'DELETE');
+      if (deleted.status !== 204) throw new Error(`DELETE of the uploaded file answered ${describeAnswer(deleted.status, deleted.body)}`);
+      return { putMs: value.putMs, completeMs: value.completeMs, server: memory };
+    };
+    const toPeer = async () => {
+      const { value, memory } = await watched(peer, async () => {
+        const t0 = performance.now();
+        const put = await putFile(`http://127.0.0.1:${peer.port}/upload/bench-upload`, {}, source, sizeBytes);
+        return { put, ms: performance.now() - t0 };
+      });
+      const data = value.put.status === 200 ? (JSON.parse(value.put.body) as { data: { size_bytes?: number; sha256?: string } }).data : undefined;
+      await rm(join(at.dir, 'peer', 'bench-upload'), { force: true });
+      if (data?.size_bytes !== sizeBytes || data.sha256 !== sha256) throw new Error(`the upload peer answered ${value.put.status} ${value.put.body}`);
+      return { peerMs: value.ms, peer: memory };
+    };
+    const copy = async (mode: CopyMode): Promise<number> => {
+      const destination = join(storage, `cp-${mode}.bin`);
+      try {
+        return await timedCopy(source, destination, storage, mode);
+      } catch (error) {
+        throw new Skip(`cp + sync failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
+      } finally {
+        await rm(destination, { force: true });
+      }
+    };
+    const steps = ['cp', 'upload', 'peer'] as const;
+    const rounds: UploadRound[] = [];
+    for (let i = 0; i < at.roundCount; i++) {
+      const order = steps.map((_, k) => steps[(k + i) % steps.length] ?? 'cp');
+      let uploaded: Awaited<ReturnType<typeof upload>> | undefined;
+      let peered: Awaited<ReturnType<typeof toPeer>> | undefined;
+      let cpMs = Number.NaN;
+      for (const step of order) {
+        await syncFilesystem(at.dir);
+        if (step === 'cp') cpMs = await copy('userspace');
+        else if (step === 'upload') uploaded = await upload();
+        else peered = await toPeer();
+      }
+      await syncFilesystem(at.dir);
+      const cpKernelMs = await copy('kernel');
+      if (uploaded === undefined || peered === undefined) throw new Error('unreachable: a step of the round did not run');
+      const round: UploadRound = { order: order.join(', '), ...uploaded, ...peered, cpMs, cpKernelMs };
+      log(
+        `  round ${i + 1} (${round.order}): PUT + complete ${(round.putMs + round.completeMs).toFixed(0)} ms, peer ${round.peerMs.toFixed(0)} ms, cp + sync ${cpMs.toFixed(0)} ms, ` +
+          `plain cp + sync ${cpKernelMs.toFixed(0)} ms; server RSS ${(round.server.rssBeforeBytes / MIB).toFixed(1)} → peak ${(round.server.rssPeakBytes / MIB).toFixed(1)} MiB`,
+      );
+      rounds.push(round);
+    }
+    return { sizeBytes, directory: at.dir, filesystem: at.filesystem, peakSource, rounds };
+  }
 
   /** Starts a baseline child, loads `GET /`, stops it. */
   async function baseline(name: 'node-http-server' | 'koa-server', nodeFlags: readonly string[] = [], bodyBytes?: number, answerFile?: string): Promise<LoadResult> {
@@ -598,6 +810,16 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         rows.push({ scenario, label: SCENARIOS[scenario], skip: error.message });
       }
     }
+    if (wanted.has(UPLOAD_SCENARIO)) {
+      log(`${UPLOAD_SCENARIO}: ${SCENARIOS[UPLOAD_SCENARIO]}`);
+      try {
+        upload = { label: SCENARIOS[UPLOAD_SCENARIO], result: await uploadScenario() };
+      } catch (error) {
+        if (!(error instanceof Skip)) throw error;
+        log(`  skipped: ${error.message}`);
+        upload = { label: SCENARIOS[UPLOAD_SCENARIO], skip: error.message };
+      }
+    }
     if (options.profile !== undefined) {
       const only = options.profile.only ?? ['index', 'run-start', 'run-redis', 'insert'];
       log(`profile: bare Koa, ${only.join(', ')} with --cpu-prof into ${options.profile.dir}`);
@@ -624,5 +846,6 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ...(indexBodyBytes !== undefined ? { indexBodyBytes } : {}),
     ...(redisRoundTrips !== undefined ? { redisRoundTrips } : {}),
     ...(profile !== undefined ? { profile } : {}),
+    ...(upload !== undefined ? { upload } : {}),
   };
 }

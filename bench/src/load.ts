@@ -9,7 +9,7 @@ export function monotonicUs(): number {
 /** One HTTP request, repeated by the load generator. */
 export interface LoadRequest {
   readonly url: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
 }

@@ -1,4 +1,5 @@
-import { BASELINE, PEERS, SCENARIOS, type BenchReport, type PeerScenario, type ProfiledServer, type ProfileReport, type ScenarioName } from './bench.js';
+import { BASELINE, PEERS, SCENARIOS, type BenchReport, type PeerScenario, type ProfiledServer, type ProfileReport, type ScenarioName, type UploadRound, type UploadRow } from './bench.js';
+import { median } from './upload.js';
 
 /** One target (issue 11's), checked against a report. */
 export interface TargetCheck {
@@ -217,13 +218,108 @@ export function checkTargets(report: BenchReport): TargetCheck[] {
   return checks;
 }
 
+/** The upload scenario's figures over its rounds: medians of each figure, and of the per-round ratios. Milliseconds and bytes. */
+export interface UploadSummary {
+  readonly uploadMs: number;
+  readonly peerMs: number;
+  readonly cpMs: number;
+  readonly cpKernelMs: number;
+  /** Median over the rounds of PUT + complete ÷ `cp --reflink=never` + sync of the same round. */
+  readonly ratioToCp: number;
+  /** Median over the rounds of PUT + complete ÷ the same-work peer's PUT of the same round. */
+  readonly ratioToPeer: number;
+  readonly rssBeforeBytes: number;
+  readonly rssPeakBytes: number;
+  /** Median over the rounds of the server's peak − before. */
+  readonly rssDeltaBytes: number;
+  /** The largest of the server's peak − before (the first upload after start grows buffers and heap once). */
+  readonly rssDeltaMaxBytes: number;
+  /** Median over the rounds of the peer's peak − before. */
+  readonly peerRssDeltaBytes: number;
+}
+
+/** Goal of the upload: PUT + complete at most this many times `cp` + sync of the same file. */
+export const UPLOAD_RATIO_GOAL = 1.5;
+
+/** The medians of an upload result; `undefined` when it was skipped or had no round. */
+export function uploadSummary(row: UploadRow | undefined): UploadSummary | undefined {
+  const rounds = row?.result?.rounds;
+  if (rounds === undefined || rounds.length === 0) return undefined;
+  const of = (f: (r: UploadRound) => number) => median(rounds.map(f));
+  return {
+    uploadMs: of((r) => r.putMs + r.completeMs),
+    peerMs: of((r) => r.peerMs),
+    cpMs: of((r) => r.cpMs),
+    cpKernelMs: of((r) => r.cpKernelMs),
+    ratioToCp: of((r) => (r.putMs + r.completeMs) / r.cpMs),
+    ratioToPeer: of((r) => (r.putMs + r.completeMs) / r.peerMs),
+    rssBeforeBytes: of((r) => r.server.rssBeforeBytes),
+    rssPeakBytes: of((r) => r.server.rssPeakBytes),
+    rssDeltaBytes: of((r) => r.server.rssPeakBytes - r.server.rssBeforeBytes),
+    rssDeltaMaxBytes: Math.max(...rounds.map((r) => r.server.rssPeakBytes - r.server.rssBeforeBytes)),
+    peerRssDeltaBytes: of((r) => r.peer.rssPeakBytes - r.peer.rssBeforeBytes),
+  };
+}
+
+/** The upload scenario as Markdown: time and memory per round, then the medians and the goal. */
+export function formatUpload(row: UploadRow): string {
+  const result = row.result;
+  const summary = uploadSummary(row);
+  if (result === undefined || summary === undefined) return `Upload (${row.label}): skipped: ${row.skip ?? 'no round'}`;
+  const size = result.sizeBytes;
+  const mib = (bytes: number, digits = 1) => fmt(bytes / MB, digits);
+  const rate = (ms: number) => fmt(size / MB / (ms / 1000));
+  const share = (bytes: number) => `${fmt((bytes / size) * 100, 1)} %`;
+  const out = [
+    `Upload of one ${mib(size)} MiB file (random bytes, read from disk by a \`node:http\` PUT piping a read stream) to the API server's local storage ` +
+      `(\`files.storage.kind: local\`, in memory otherwise, log silent) on ${result.filesystem} (${result.directory}, deleted after). ` +
+      `Baseline: \`cp --reflink=never\` of the same file into the storage directory, then \`sync FILE DIR\` (fsync of the copy and of its directory, as the server fsyncs its file and folders); ` +
+      `plain \`cp\` (\`copy_file_range\`, no bytes through a process) for scale. Same-work peer: bare \`node:http\` piping the body through SHA-256 into a file with fsync, renamed, directory fsynced. ` +
+      `${result.rounds.length} round${result.rounds.length === 1 ? '' : 's'}, order rotated, \`sync -f\` (untimed) before each step; each result checked (size, SHA-256) and deleted. ` +
+      `RSS of the child: before = \`VmRSS\` right before the step; peak = ${result.peakSource === 'VmHWM' ? '`VmHWM` reset (`clear_refs`) before the step and read after it, with `VmRSS` sampled every 50 ms' : '`VmRSS` sampled every 50 ms'}.`,
+    '',
+    '| round | order | PUT + complete ms | PUT ms | complete ms | MiB/s | peer PUT ms | cp + sync ms | plain cp + sync ms | ÷ cp | ÷ peer |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...result.rounds.map((r, i) => {
+      const up = r.putMs + r.completeMs;
+      return `| ${i + 1} | ${r.order} | ${fmt(up)} | ${fmt(r.putMs)} | ${fmt(r.completeMs)} | ${rate(up)} | ${fmt(r.peerMs)} | ${fmt(r.cpMs)} | ${fmt(r.cpKernelMs)} | ${ratio(up / r.cpMs)} | ${ratio(up / r.peerMs)} |`;
+    }),
+    '',
+    '| round | server RSS before MiB | peak MiB | peak − before MiB | ÷ file size | server CPU ms | peer RSS before MiB | peer peak − before MiB | peer CPU ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...result.rounds.map((r, i) => {
+      const delta = r.server.rssPeakBytes - r.server.rssBeforeBytes;
+      return `| ${i + 1} | ${mib(r.server.rssBeforeBytes)} | ${mib(r.server.rssPeakBytes)} | ${mib(delta)} | ${share(delta)} | ${fmt(r.server.cpuMs ?? NaN)} | ${mib(r.peer.rssBeforeBytes)} | ${mib(r.peer.rssPeakBytes - r.peer.rssBeforeBytes)} | ${fmt(r.peer.cpuMs ?? NaN)} |`;
+    }),
+    '',
+    `Medians: PUT + complete ${fmt(summary.uploadMs)} ms (${rate(summary.uploadMs)} MiB/s), peer ${fmt(summary.peerMs)} ms, cp + sync ${fmt(summary.cpMs)} ms (${rate(summary.cpMs)} MiB/s), plain cp + sync ${fmt(summary.cpKernelMs)} ms; ` +
+      `upload ÷ cp **${ratio(summary.ratioToCp)}**, ÷ peer **${ratio(summary.ratioToPeer)}**; server RSS ${mib(summary.rssBeforeBytes)} MiB before, ${mib(summary.rssPeakBytes)} MiB peak, ` +
+      `**+${mib(summary.rssDeltaBytes)} MiB** during the upload (${share(summary.rssDeltaBytes)} of the file), at most +${mib(summary.rssDeltaMaxBytes)} MiB (${share(summary.rssDeltaMaxBytes)}); the peer +${mib(summary.peerRssDeltaBytes)} MiB.`,
+    '',
+    '| target | measured | met? |',
+    '|---|---|---|',
+    `| upload (PUT + complete) ≤ ${UPLOAD_RATIO_GOAL}× cp + sync of the same file, median of the rounds | ${ratio(summary.ratioToCp)} (${fmt(summary.uploadMs)} / ${fmt(summary.cpMs)} ms) | ${summary.ratioToCp <= UPLOAD_RATIO_GOAL ? 'met' : '**missed**'} |`,
+  ];
+  return out.join('\n');
+}
+
 /** The report as Markdown: tables of throughput, server processes, latencies, targets. */
 export function formatReport(report: BenchReport): string {
   const { shape } = report;
   const out: string[] = [];
+  const loads = report.rows.length > 0;
   out.push(
-    `${shape.connections} connections, ${shape.warmupSeconds} s warm-up, ${shape.durationSeconds} s measured per scenario; ` +
+    (loads ? `${shape.connections} connections, ${shape.warmupSeconds} s warm-up, ${shape.durationSeconds} s measured per scenario; ` : '') +
       `servers from ${report.serverOrigin}; ${report.machine}; load average ${fmt(report.loadAverage.before, 2)} before, ${fmt(report.loadAverage.after, 2)} after.`,
+  );
+  // The upload alone (`--only upload-local`) runs no load: no throughput table, no load targets.
+  if (!loads) {
+    if (report.servers.length > 0) out.push('', '| API server of scenario | spawn → listening ms | RSS idle MB | RSS after MB |', '|---|---:|---:|---:|');
+    for (const s of report.servers) out.push(`| ${s.scenario} | ${fmt(s.startMs)} | ${fmt(s.rssIdleBytes / MB, 1)} | ${fmt(s.rssAfterBytes / MB, 1)} |`);
+    if (report.upload !== undefined) out.push('', formatUpload(report.upload));
+    return out.join('\n');
+  }
+  out.push(
     '',
     `| scenario | req/s | p50 ms | p99 ms | × ${SCENARIOS[BASELINE].replace(' (baseline)', '')} | non-2xx / errors | server CPU µs/req |`,
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -265,6 +361,7 @@ export function formatReport(report: BenchReport): string {
   if (peers !== '') out.push('', peers);
   out.push('', '| target | measured | met? |', '|---|---|---|');
   for (const c of checkTargets(report)) out.push(`| ${c.target} | ${c.measured} | ${c.met === undefined ? 'not measured' : c.met ? 'met' : '**missed**'} |`);
+  if (report.upload !== undefined) out.push('', formatUpload(report.upload));
   if (report.profile !== undefined) out.push('', formatProfiles(report.profile));
   return out.join('\n');
 }

@@ -7,14 +7,19 @@
  * comma-separated; the bare Koa baseline always runs), `--server dist|source` (where
  * the API server's code comes from; default: the bench's own), `--profile DIR` (also
  * profile bare Koa, the index, run start in memory and on Redis, and insert with
- * `--cpu-prof`, in an extra pass), `--json FILE` (the raw figures).
+ * `--cpu-prof`, in an extra pass), `--json FILE` (the raw figures); for the upload
+ * scenario (`--only upload-local` runs it alone, without the Koa baseline): `--upload-mib N`
+ * (the file's size, default 500), `--upload-rounds N` (default 3), `--upload-dir DIR`
+ * (where the file, the server's storage and the copies go; default the OS's temporary
+ * directory, which must then be on a disk).
  * Prints a Markdown report on stdout, progress on stderr.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { isScenario, runBench, SCENARIOS, type ScenarioName } from './bench.js';
+import { DEFAULT_UPLOAD_BYTES, isScenario, runBench, SCENARIOS, type ScenarioName } from './bench.js';
 import type { CodeOrigin } from './paths.js';
 import { formatReport } from './report.js';
+import { MIB } from './upload.js';
 
 function positive(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -37,6 +42,9 @@ async function main(): Promise<void> {
       server: { type: 'string' },
       profile: { type: 'string' },
       json: { type: 'string' },
+      'upload-mib': { type: 'string' },
+      'upload-rounds': { type: 'string' },
+      'upload-dir': { type: 'string' },
     },
     strict: true,
   });
@@ -46,6 +54,9 @@ async function main(): Promise<void> {
   }
   if (values.server !== undefined && values.server !== 'dist' && values.server !== 'source') throw new Error('--server must be dist or source');
   const warmup = values.warmup === '0' ? 0 : positive('warmup', values.warmup, 3);
+  const uploadBytes = Math.round(positive('upload-mib', values['upload-mib'], DEFAULT_UPLOAD_BYTES / MIB) * MIB);
+  // 5 GiB: the largest files.max_bytes the server takes.
+  if (uploadBytes > 5 * 1024 * MIB) throw new Error('--upload-mib must be at most 5120');
   const report = await runBench({
     durationSeconds: positive('duration', values.duration, 10),
     warmupSeconds: warmup,
@@ -53,6 +64,11 @@ async function main(): Promise<void> {
     ...(only !== undefined ? { only: only as ScenarioName[] } : {}),
     ...(values.server !== undefined ? { serverOrigin: values.server as CodeOrigin } : {}),
     ...(values.profile !== undefined ? { profile: { dir: values.profile } } : {}),
+    upload: {
+      sizeBytes: uploadBytes,
+      rounds: Math.round(positive('upload-rounds', values['upload-rounds'], 3)),
+      ...(values['upload-dir'] !== undefined ? { dir: values['upload-dir'] } : {}),
+    },
     log: (line) => process.stderr.write(`${line}\n`),
   });
   if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(report, null, 2));

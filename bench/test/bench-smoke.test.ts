@@ -1,6 +1,7 @@
 // Keeps the benchmark from rotting: every scenario runs for about a second (0.1 s warm-up,
 // 0.5 s measured, plus its server's start) and must give
-// a row with a throughput, or a printed reason why it cannot run yet. No figure is
+// a row with a throughput, or a printed reason why it cannot run yet; the upload scenario
+// runs one round with a 1 MiB file (not 500). No figure is
 // asserted: the benchmark itself (bench/src/run.ts) is never part of the test suite.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { answerDifferences } from '../src/answer-shape.js';
-import { isPeer, isScenario, PEERS, runBench, SCENARIOS, type BenchReport, type ScenarioName } from '../src/bench.js';
+import { isPeer, isScenario, PEERS, runBench, SCENARIOS, UPLOAD_SCENARIO, type BenchReport, type ScenarioName } from '../src/bench.js';
 import { summarize, type CpuProfile } from '../src/cpuprofile.js';
 import { REPO_ROOT } from '../src/paths.js';
 import type { HttpAnswer } from '../src/load.js';
-import { checkTargets, formatReport, peerComparisons } from '../src/report.js';
+import { checkTargets, formatReport, peerComparisons, uploadSummary } from '../src/report.js';
+import { median, MIB } from '../src/upload.js';
 
 /**
  * `tsc -b examples/api-server`: the smoke runs the API server built, as `pnpm bench` does
@@ -38,13 +40,21 @@ describe('bench smoke: each scenario for about a second', function () {
     // The API servers built (serverOrigin 'dist'), not through tsx: each of its starts is then
     // 0.5-1.2 s shorter, and what it measures is what `pnpm bench` measures.
     await buildApiServer();
-    report = await runBench({ durationSeconds: 0.5, warmupSeconds: 0.1, connections: 10, idleSettleMs: 100, serverOrigin: 'dist', profile: { dir: profileDir, only: [] } });
+    report = await runBench({
+      durationSeconds: 0.5,
+      warmupSeconds: 0.1,
+      connections: 10,
+      idleSettleMs: 100,
+      serverOrigin: 'dist',
+      profile: { dir: profileDir, only: [] },
+      upload: { sizeBytes: MIB, rounds: 1 },
+    });
     printed = formatReport(report);
   });
 
   after(() => rmSync(profileDir, { recursive: true, force: true }));
 
-  for (const scenario of Object.keys(SCENARIOS)) {
+  for (const scenario of Object.keys(SCENARIOS).filter((s) => s !== UPLOAD_SCENARIO)) {
     it(`${scenario}: a row with req/s > 0, or a printed skip reason`, () => {
       const row = report.rows.find((r) => r.scenario === scenario);
       expect(row, `no row for ${scenario}`).to.not.equal(undefined);
@@ -81,6 +91,28 @@ describe('bench smoke: each scenario for about a second', function () {
     expect(printed).to.match(/\| run start in memory \| Koa peer \| \d+ \| \d+ \| \d+\.\d\d× \| \d+ \| \d+ \|/u);
   });
 
+  it(`${UPLOAD_SCENARIO}: one round, PUT + complete, the peer's PUT and cp + sync timed, the children's RSS watched (or skipped for want of disk space)`, () => {
+    const upload = report.upload;
+    expect(upload, 'no upload result').to.not.equal(undefined);
+    if (upload?.skip !== undefined) {
+      expect(upload.skip).to.match(/MiB free, the upload scenario needs/u);
+      expect(printed).to.include(`skipped: ${upload.skip}`);
+      return;
+    }
+    expect(upload?.result?.sizeBytes).to.equal(MIB);
+    const round = upload?.result?.rounds[0];
+    expect(upload?.result?.rounds).to.have.length(1);
+    for (const ms of [round?.putMs, round?.completeMs, round?.peerMs, round?.cpMs, round?.cpKernelMs]) expect(ms).to.be.greaterThan(0);
+    for (const child of [round?.server, round?.peer]) {
+      expect(child?.rssBeforeBytes).to.be.greaterThan(10 * MIB);
+      expect(child?.rssPeakBytes).to.be.at.least(child?.rssBeforeBytes ?? Infinity);
+    }
+    expect(uploadSummary(upload)?.ratioToCp).to.be.greaterThan(0);
+    expect(uploadSummary(upload)?.ratioToPeer).to.be.greaterThan(0);
+    expect(printed).to.match(/\| upload \(PUT \+ complete\) ≤ 1\.5× cp \+ sync of the same file, median of the rounds \| \d+\.\d\d× /u);
+    expect(report.servers.map((s) => s.scenario)).to.include(UPLOAD_SCENARIO);
+  });
+
   it('measures the API server process: spawn to listening and RSS', () => {
     const server = report.servers.find((s) => s.scenario === 'run-memory');
     expect(server?.startMs).to.be.greaterThan(0);
@@ -104,8 +136,10 @@ describe('bench smoke: each scenario for about a second', function () {
 
   it('knows its scenarios by name', () => {
     expect(isScenario('run-redis')).to.equal(true);
+    expect(isScenario(UPLOAD_SCENARIO)).to.equal(true);
     expect(isScenario('toString')).to.equal(false);
   });
+
 });
 
 describe('bench smoke: a scenario that cannot run', function () {
@@ -127,6 +161,14 @@ describe('bench smoke: a peer whose project scenario cannot run', function () {
     const row = report.rows.find((r) => r.scenario === 'peer-koa-run-redis');
     expect(row?.skip).to.equal("the project's run-redis did not answer in this run (Redis does not answer at redis://127.0.0.1:1): nothing to check the peer against");
     expect(report.peerChecks).to.equal(undefined);
+  });
+});
+
+describe('upload medians', () => {
+  it('is the middle value, or the mean of the middle two', () => {
+    expect(median([3, 1, 2])).to.equal(2);
+    expect(median([4, 1, 3, 2])).to.equal(2.5);
+    expect(Number.isNaN(median([]))).to.equal(true);
   });
 });
 

@@ -116,7 +116,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
   if (settings.worker.enabled) {
     worker = await createWorker({
       backend: adapters.runs,
-      processor: options.processor ?? new DemoRunProcessor({ delayMs: settings.worker.demoDelayMs }),
+      processor: options.processor ?? new DemoRunProcessor({ delayMs: settings.worker.demoDelayMs, readFiles: settings.files.verifyKeys }),
       notifier,
       logger,
       concurrency: settings.worker.concurrency,

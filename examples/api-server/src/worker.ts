@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     const notifier = new FanOutNotifier([await emailNotifier(settings, logger, telemetry), webhooks.notifier], logger);
     worker = await createWorker({
       backend: runs,
-      processor: new DemoRunProcessor({ delayMs: settings.worker.demoDelayMs }),
+      processor: new DemoRunProcessor({ delayMs: settings.worker.demoDelayMs, readFiles: settings.files.verifyKeys }),
       notifier,
       logger,
       concurrency: settings.worker.concurrency,

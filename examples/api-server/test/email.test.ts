@@ -110,6 +110,8 @@ describe('e-mail when a run ends: fallbacks (in process)', function () {
       egress: { url: `http://127.0.0.1:${egressPort}`, listen: { host: '127.0.0.1', port: egressPort } },
       admin_listen: { enabled: false },
       worker: { enabled: true, concurrency: 1 },
+      // The runs name a made-up file key: what is checked is the e-mail.
+      files: { verify_keys: false },
       shutdown_grace_ms: 2_000,
       accounts: [{ id: 'acct_mail', api_keys: [{ id: 'key_mail', sha256: sha256Hex(KEY) }], agents: [{ id: 'agent_mail' }] }],
       ...extra,

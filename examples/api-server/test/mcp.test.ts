@@ -226,7 +226,7 @@ describe('MCP endpoint (examples/api-server, SDK client over loopback)', functio
     expect((await call(base, 'GET', '/.well-known/oauth-protected-resource/api/v1/agents/agent_zzzz/mcp')).status).to.equal(200);
     const metadata = await call(base, 'GET', new URL(metadataUrl).pathname);
     expect(metadata.status).to.equal(200);
-    expect(metadata.body).to.deep.include({ resource: `${base}${mcpPath(AGENTS.main)}`, bearer_methods_supported: ['header'], scopes_supported: ['runs:write', 'runs:read'] });
+    expect(metadata.body).to.deep.include({ resource: `${base}${mcpPath(AGENTS.main)}`, bearer_methods_supported: ['header'], scopes_supported: ['runs:write', 'runs:read', 'files:write'] });
   });
 
   it("another account's agent answers 404 exactly like a missing one", async function () {

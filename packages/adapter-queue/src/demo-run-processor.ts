@@ -10,6 +10,11 @@ export interface DemoRunProcessorOptions {
   readonly failMarker?: string;
   /** A message containing this makes every attempt throw (retried, then failed); default `[crash]`. */
   readonly crashMarker?: string;
+  /**
+   * Whether it reads the run's files through `context.files` (default true). False where
+   * file keys name files kept elsewhere (`files.verify_keys: false`): `read_files` is then empty.
+   */
+  readonly readFiles?: boolean;
 }
 
 /**
@@ -26,12 +31,14 @@ export class DemoRunProcessor implements RunProcessor {
   private readonly delayMs: number;
   private readonly failMarker: string;
   private readonly crashMarker: string;
+  private readonly readFiles: boolean;
 
   /** @param options - delay and markers; defaults 500 ms, `[fail]`, `[crash]`. */
   constructor(options: DemoRunProcessorOptions = {}) {
     this.delayMs = options.delayMs ?? 500;
     this.failMarker = options.failMarker ?? '[fail]';
     this.crashMarker = options.crashMarker ?? '[crash]';
+    this.readFiles = options.readFiles ?? true;
   }
 
   /**
@@ -46,7 +53,7 @@ export class DemoRunProcessor implements RunProcessor {
     if (message.includes(this.crashMarker)) throw new Error('the demo processor was asked to crash');
     if (message.includes(this.failMarker)) return { ok: false, reason: 'The demo agent was asked to fail.' };
     const readFiles: JsonValue[] = [];
-    if (run.request.kind === 'files') {
+    if (run.request.kind === 'files' && this.readFiles) {
       for (const named of [...run.request.files, ...run.request.backgroundFiles]) readFiles.push(await readFile(named.file_key, context));
     }
     await context.reportProgress({ percent: 100, message: 'Done.' });
