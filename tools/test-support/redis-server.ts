@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { freePort } from './ports.js';
 
@@ -83,4 +84,23 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Asserts that `work` rejects with the core's `DependencyUnavailableError`, without the
+ * server's port in its message, within `boundMs` + `slackMs` (slack for a loaded 2-core
+ * machine): what every Redis adapter does when its own `server` is paused or killed
+ * (docs/CONTRACT.md "Dependencies and faults").
+ * @returns the milliseconds it took.
+ */
+export async function expectUnavailableWithin(server: Pick<RedisServer, 'port'>, work: () => Promise<unknown>, boundMs: number, slackMs: number): Promise<number> {
+  const started = performance.now();
+  const outcome = await work().catch((error: unknown) => error);
+  const ms = performance.now() - started;
+  // By name: this folder is outside the workspace packages (no @svc/core to import); the core sets it on the class.
+  expect(outcome).to.be.instanceOf(Error);
+  expect((outcome as Error).name).to.equal('DependencyUnavailableError');
+  expect((outcome as Error).message).to.not.include(String(server.port));
+  expect(ms).to.be.at.most(boundMs + slackMs);
+  return ms;
 }

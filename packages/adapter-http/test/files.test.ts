@@ -104,6 +104,27 @@ describe('adapter-http: files (docs/CONTRACT.md "Files")', function () {
     expect(await apps.world.files.store.open(file.file_key)).to.equal(undefined);
   });
 
+  it("every file operation is charged once to the credential's window; the upload, which carries no credential, to none", async function () {
+    const remaining = (answer: Answer): number => Number(answer.headers.get('ratelimit-remaining'));
+    const prepared = await prepare({ file_name: 'invoice.pdf', content_type: 'application/pdf', size_bytes: PDF.length });
+    let last = remaining(prepared);
+    const file = dataOf(prepared);
+    const uploaded = await put(apps, file, PDF);
+    expect(uploaded.headers.get('ratelimit-remaining')).to.equal(null);
+    for (const [method, path] of [
+      ['POST', `/api/v1/files/${file.file_key}/complete`],
+      ['GET', `/api/v1/files/${file.file_key}`],
+      ['GET', '/api/v1/files'],
+      ['DELETE', `/api/v1/files/${file.file_key}`],
+    ] as const) {
+      const answer = await call(apps.url, method, path, { headers: key });
+      expect(answer.status, `${method} ${path}: ${answer.text}`).to.be.below(300);
+      expectRateLimitHeaders(answer, true);
+      expect(remaining(answer), `${method} ${path}`).to.equal(last - 1);
+      last = remaining(answer);
+    }
+  });
+
   it('refuses a bad prepare naming the field: a path separator, a size over files.max_bytes, a malformed sha256; a token without files:write', async function () {
     const named = async (body: Record<string, unknown>, path: string): Promise<void> => {
       const answer = await prepare({ file_name: 'a.pdf', content_type: 'application/pdf', size_bytes: 10, ...body });

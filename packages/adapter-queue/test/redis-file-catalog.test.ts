@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { RedisFileCatalog } from '@svc/adapter-queue';
 import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
-import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
+import { expectUnavailableWithin, startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 
 // The file records every instance shares pass the suite core's InMemoryFileCatalog passes
 // (core/test/memory/file-catalog-contract.test.ts): one set of rules, two catalogs.
@@ -105,14 +105,8 @@ describe('RedisFileCatalog when its own redis-server is killed and paused', func
     await server?.stop();
   });
 
-  async function expectUnavailable(work: () => Promise<unknown>): Promise<void> {
-    const started = performance.now();
-    const outcome = await work().catch((error: unknown) => error);
-    const ms = performance.now() - started;
-    expect(outcome).to.be.instanceOf(DependencyUnavailableError);
-    expect((outcome as Error).message).to.not.include(String(server.port));
-    expect(ms).to.be.at.most(BOUND_MS + SLACK_MS);
-  }
+  const expectUnavailable = (work: () => Promise<unknown>): Promise<number> => expectUnavailableWithin(server, work, BOUND_MS, SLACK_MS);
+
 
   it('paused (SIGSTOP) and killed: every call rejects with DependencyUnavailableError within the bound; restarted: the same catalog serves again', async function () {
     const at = new Date('2026-03-01T00:00:00Z');

@@ -1,10 +1,9 @@
-import { DependencyUnavailableError } from '@svc/core';
 import { eventually, idempotencyStoreContract } from '@svc/core/testing';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { RedisIdempotencyStore } from '@svc/adapter-queue';
 import { deleteKeys, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
-import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
+import { expectUnavailableWithin, startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 
 // The Redis store of Idempotency-Keys passes the suite core's InMemoryIdempotencyStore
 // passes (core/test/memory/contracts.test.ts): one set of rules, two stores.
@@ -61,15 +60,8 @@ describe('RedisIdempotencyStore when its own redis-server is killed and paused',
     await server?.stop();
   });
 
-  async function expectUnavailable(work: () => Promise<unknown>): Promise<number> {
-    const started = performance.now();
-    const outcome = await work().catch((error: unknown) => error);
-    const ms = performance.now() - started;
-    expect(outcome).to.be.instanceOf(DependencyUnavailableError);
-    expect((outcome as Error).message).to.not.include(String(server.port));
-    expect(ms).to.be.at.most(BOUND_MS + SLACK_MS);
-    return ms;
-  }
+  const expectUnavailable = (work: () => Promise<unknown>): Promise<number> => expectUnavailableWithin(server, work, BOUND_MS, SLACK_MS);
+
 
   it('paused (SIGSTOP) and killed: claim and release fail within the bound; restarted: the same store serves again', async function () {
     const claim = await store.claim('fault-scope', 'fp', 60_000);

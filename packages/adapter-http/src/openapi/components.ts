@@ -189,7 +189,8 @@ export function headerComponents(withDeprecation: boolean): JsonObject {
 const IN_USE =
   '`idempotency_key_in_use`: the first request with this `Idempotency-Key` is still being processed; nothing was done. Retry after `Retry-After` seconds to get its answer.';
 
-const ONLY_REQUEST_ID: JsonObject = { 'X-Request-Id': headerRef('X-Request-Id') };
+/** The headers of an answer that is charged to no window: only `X-Request-Id`. */
+export const ONLY_REQUEST_ID: JsonObject = { 'X-Request-Id': headerRef('X-Request-Id') };
 const PARSER_400_NOTE =
   ' `bad_request` and `invalid_header` (a malformed header, `Content-Length` or `Transfer-Encoding`) come from the HTTP parser, before any operation is chosen, with `Connection: close`.';
 

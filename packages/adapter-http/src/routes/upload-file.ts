@@ -1,9 +1,7 @@
-import { errorResponses, jsonResponse, responseRef } from '../openapi/components.js';
+import { errorResponses, jsonResponse, ONLY_REQUEST_ID, responseRef } from '../openapi/components.js';
 import { sendError, sendJson } from '../pipeline/problem-details.js';
 import { pathParam, requestHeader, type PublicRoute } from '../route.js';
 import { FILE_KEY_PARAMETER, PREPARED_FILE_EXAMPLE } from './file-examples.js';
-
-const ONLY_HEADERS = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
 
 /**
  * `PUT /api/v1/files/{file_key}/upload?expires=&signature=`: the API's own signed upload
@@ -75,7 +73,7 @@ export const uploadFileRoute: PublicRoute = {
     ],
     requestBody: { required: true, description: 'The bytes of the file, exactly `size_bytes` of them.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
     responses: {
-      '200': jsonResponse('Received: the file is still `pending` until `complete`.', 'FileResponse', { data: PREPARED_FILE_EXAMPLE }, ONLY_HEADERS),
+      '200': jsonResponse('Received: the file is still `pending` until `complete`.', 'FileResponse', { data: PREPARED_FILE_EXAMPLE }, ONLY_REQUEST_ID),
       ...errorResponses({
         '400': responseRef('BadRequestUpload'),
         '403': responseRef('UploadForbidden'),

@@ -72,6 +72,22 @@ describe('file use cases (core)', function () {
     expect(!refused.ok && refused.error.errors).to.deep.equal([{ path: '/files/0/file_key', message: 'names a file that is expired, not ready' }]);
   });
 
+  it('defaults (docs/CONTRACT.md "Files"): an upload address and a pending file live 1 h; a ready file 7 days; files.max_bytes 100 MiB', async function () {
+    const plain = createCore({ clock, fileCatalog: new InMemoryFileCatalog(), fileStore: files.store }, { baseUrl: 'http://127.0.0.1' });
+    const tooLarge = await plain.prepareFile.execute({ principal, body: { file_name: 'big.bin', content_type: 'application/octet-stream', size_bytes: 100 * 1024 * 1024 + 1 } });
+    expect(!tooLarge.ok && tooLarge.error.errors).to.deep.equal([{ path: '/size_bytes', message: 'must be at most 104857600 bytes (files.max_bytes)' }]);
+    const prepared = await plain.prepareFile.execute({ principal, body: { file_name: 't.csv', content_type: 'text/csv', size_bytes: CSV.length } });
+    if (!prepared.ok) throw new Error(prepared.error.detail);
+    const { file } = prepared.value;
+    expect(Date.parse(file.expires_at) - Date.parse(file.created_at)).to.equal(3_600_000);
+    expect(new URL(file.upload_url ?? '').searchParams.get('expires')).to.equal(String(Date.parse(file.expires_at) / 1000));
+    await files.store.write(file.file_key, Readable.from([CSV]), CSV.length);
+    clock.advanceMs(1000);
+    const done = await plain.completeFile.execute({ principal, fileKey: file.file_key });
+    expect(done.ok && Date.parse(done.value.expires_at)).to.equal(clock.now().getTime() + 7 * DAY_MS);
+    await plain.close();
+  });
+
   it('verify_keys false (embedders whose files live elsewhere) takes any key as it is', async function () {
     const opaque = createCore({ agents: new InMemoryAgentCatalog([{ agentId: AGENT, accountId: ACCOUNT }]) }, { baseUrl: 'http://127.0.0.1', files: { verifyKeys: false } });
     const any = await opaque.startRun.execute({ principal, agentId: AGENT, body: { files: [{ file_key: 'elsewhere/1.pdf', file_name: '1.pdf', content_type: 'application/pdf' }] } });
