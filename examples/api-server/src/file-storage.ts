@@ -2,10 +2,10 @@
  * Where the API server and its workers keep files (docs/CONTRACT.md "Files"; docs/decisions.md
  * "File storage"): the records in Redis when `redis_url` is set (shared by every instance),
  * in memory otherwise; the bytes in `files.storage` (a local directory by default, or an
- * S3-compatible bucket).
+ * S3-compatible bucket; the AWS SDK is imported only then).
  */
 import { InMemoryFileCatalog, type FileCatalog, type FileStore, type Logger } from '@svc/core';
-import { LocalFileStore, S3FileStore } from '@svc/adapter-storage';
+import { LocalFileStore } from '@svc/adapter-storage/local';
 import type { ServerSettings } from './settings.js';
 
 /** The file catalog and store of a process, and how to close them. */
@@ -26,7 +26,7 @@ export async function openFileStorage(settings: ServerSettings, logger: Logger, 
   const store =
     storage.kind === 'local'
       ? new LocalFileStore({ directory: storage.directory })
-      : new S3FileStore({
+      : new (await import('@svc/adapter-storage')).S3FileStore({
           ...(storage.endpoint !== undefined ? { endpoint: storage.endpoint } : {}),
           region: storage.region,
           bucket: storage.bucket,
@@ -35,7 +35,7 @@ export async function openFileStorage(settings: ServerSettings, logger: Logger, 
           ...(storage.credentials !== undefined ? { credentials: storage.credentials } : {}),
         });
   const closeStore = async (): Promise<void> => {
-    if (store instanceof S3FileStore) await store.close();
+    if (!(store instanceof LocalFileStore)) await store.close();
   };
   if (settings.redisUrl === undefined) return { catalog: new InMemoryFileCatalog(), store, close: closeStore };
   const { RedisFileCatalog } = await import('@svc/adapter-queue');

@@ -110,7 +110,7 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
   // Webhooks (docs/decisions.md "Webhooks"): deliveries are made where runs are processed.
   // Endpoints from the PostgreSQL catalog with catalog.postgres (its NOTIFY keeps them current), else the configuration's accounts.
   const endpoints = (adapters.catalog ?? container.get(TOKENS.catalogs)).webhookEndpoints;
-  const webhooks = startWebhooks(settings, endpoints, { logger, telemetry, deliver: settings.worker.enabled });
+  const webhooks = await startWebhooks(settings, endpoints, { logger, telemetry, deliver: settings.worker.enabled });
   const notifier = (bound.notifier = new FanOutNotifier([options.notifier ?? (await emailNotifier(settings, logger, telemetry)), webhooks.notifier], logger));
   let worker: RunWorker | undefined;
   if (settings.worker.enabled) {

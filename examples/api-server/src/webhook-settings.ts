@@ -4,7 +4,7 @@
  * settings.ts so that its schema and reading stay in one place.
  */
 import { FINAL_RUN_EVENT_TYPES, isWebhookSecret, RUN_EVENT_TYPES, type RunEventType } from '@svc/core';
-import { DEFAULT_RETRY_SCHEDULE_MS } from '@svc/adapter-webhooks';
+import { DEFAULT_RETRY_SCHEDULE_MS } from '@svc/adapter-webhooks/memory';
 
 /** One `accounts[i].webhook_endpoints[j]`, validated; the secret read (from the file or its variable). */
 export interface WebhookEndpointSettings {

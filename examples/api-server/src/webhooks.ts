@@ -1,4 +1,4 @@
-import { BullMqWebhookQueue, InMemoryWebhookQueue, UndiciWebhookSender, WebhookDeliverer, WebhookNotifier } from '@svc/adapter-webhooks';
+import { InMemoryWebhookQueue, UndiciWebhookSender, WebhookDeliverer, WebhookNotifier } from '@svc/adapter-webhooks/memory';
 import type { Logger, Telemetry, WebhookEndpointCatalog } from '@svc/core';
 import { redisBudget } from './container.js';
 import type { ServerSettings } from './settings.js';
@@ -26,15 +26,17 @@ export interface Webhooks {
  * Starts the webhook deliveries of a process: with `redis_url`, a BullMQ queue (queue
  * `webhooks` under `redis_prefix`) whose worker runs here when `deliver` is true (the
  * processes that run run workers: the API server with `worker.enabled`, and `pnpm worker`);
- * without Redis, an in-memory queue on timers (its attempts always run here).
+ * without Redis, an in-memory queue on timers (its attempts always run here). BullMQ is
+ * imported only with `redis_url`.
  * @param catalog - the endpoints (the configuration's accounts, or the PostgreSQL catalog).
  * @param deliver - start the delivery worker in this process.
  */
-export function startWebhooks(settings: ServerSettings, catalog: WebhookEndpointCatalog, options: { logger: Logger; telemetry: Telemetry; deliver: boolean }): Webhooks {
+export async function startWebhooks(settings: ServerSettings, catalog: WebhookEndpointCatalog, options: { logger: Logger; telemetry: Telemetry; deliver: boolean }): Promise<Webhooks> {
   const { logger, telemetry } = options;
   const sender = new UndiciWebhookSender({ allowPrivateAddresses: settings.webhooks.allowPrivateAddresses });
   const deliverer = new WebhookDeliverer(catalog, sender, { retryScheduleMs: settings.webhooks.retryScheduleMs, logger, telemetry });
   if (settings.redisUrl !== undefined) {
+    const { BullMqWebhookQueue } = await import('@svc/adapter-webhooks');
     const queue = BullMqWebhookQueue.open(
       {
         redis: settings.redisUrl,

@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     await within(catalog?.close() ?? Promise.resolve(), closeBudgetMs);
     throw error;
   }
-  const webhooks = (stoppable.webhooks = startWebhooks(settings, (catalog ?? new LiveCatalogs(settings.accounts)).webhookEndpoints, { logger, telemetry, deliver: true }));
+  const webhooks = (stoppable.webhooks = await startWebhooks(settings, (catalog ?? new LiveCatalogs(settings.accounts)).webhookEndpoints, { logger, telemetry, deliver: true }));
   try {
     // E-mail when a run ends (docs/decisions.md "E-mail notifications"): SMTP when `smtp` is set, else the log line; and webhooks ("Webhooks").
     const notifier = new FanOutNotifier([await emailNotifier(settings, logger, telemetry), webhooks.notifier], logger);

@@ -1,5 +1,5 @@
 import { errorTypeOf, type WebhookAttemptResult } from '@svc/core';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { checkLiteralHost, guardedLookup, WebhookAddressRefusedError } from './address-guard.js';
 import { ATTEMPT_TIMEOUT_MS } from './retry-schedule.js';
 
@@ -45,10 +45,14 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
  * undici's connect/headers/body timeouts as a second bound). The SSRF rule is enforced on
  * the address actually connected to: an IP literal host is checked before connecting, a
  * name through the Agent's `connect.lookup` ({@link guardedLookup}).
+ * undici is imported at the first attempt, not with the package: a process that never sends
+ * a webhook does not hold it (~9 MiB of RSS measured at start; bench/BENCHMARKS.md
+ * "RSS idle").
  * Never rejects: every failure is an outcome.
  */
 export class UndiciWebhookSender {
-  private readonly agent: Agent;
+  private undici: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  private closed = false;
   private readonly allowPrivate: boolean;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
@@ -58,13 +62,20 @@ export class UndiciWebhookSender {
     this.allowPrivate = options.allowPrivateAddresses ?? false;
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.maxResponseBytes = options.maxResponseBytes ?? 4096;
-    this.agent = new Agent({
-      connect: { lookup: guardedLookup(this.allowPrivate), timeout: this.timeoutMs },
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      // Receivers are many and rarely hit twice in a row: keep idle sockets briefly.
-      keepAliveTimeout: 4_000,
-    });
+  }
+
+  private client(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+    this.undici ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({
+        connect: { lookup: guardedLookup(this.allowPrivate), timeout: this.timeoutMs },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        // Receivers are many and rarely hit twice in a row: keep idle sockets briefly.
+        keepAliveTimeout: 4_000,
+      }),
+      request,
+    }));
+    return this.undici;
   }
 
   /** Sends one attempt. Never rejects. */
@@ -73,9 +84,11 @@ export class UndiciWebhookSender {
     const seconds = (): number => (performance.now() - started) / 1000;
     try {
       checkLiteralHost(new URL(webhook.url), this.allowPrivate);
+      if (this.closed) throw new Error('the webhook sender is closed');
+      const { agent, request } = await this.client();
       const response = await request(webhook.url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: agent,
         headers: { 'content-type': 'application/json', 'user-agent': 'svc-webhooks/0.1', ...webhook.headers },
         body: webhook.body,
         signal: AbortSignal.timeout(this.timeoutMs),
@@ -90,7 +103,8 @@ export class UndiciWebhookSender {
 
   /** Closes idle sockets; attempts in flight are cut. */
   async close(): Promise<void> {
-    await this.agent.destroy();
+    this.closed = true;
+    if (this.undici !== undefined) await (await this.undici).agent.destroy();
   }
 }
 

@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
 import { domainError, type DomainError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
@@ -26,7 +25,14 @@ export type CompleteFileErrorCode = 'not_found' | 'file_not_pending' | 'file_not
 // spelling of each pair is the same type.
 const SAME_TYPE: Readonly<Record<string, string>> = { 'text/xml': 'application/xml', 'application/x-zip-compressed': 'application/zip', 'audio/mp3': 'audio/mpeg', 'image/jpg': 'image/jpeg' };
 const canonical = (type: string): string => SAME_TYPE[type] ?? type;
-const SNIFFABLE = new Set<string>([...supportedMimeTypes].map(canonical));
+// file-type is imported at the first completion, not with the core: a process that never
+// completes a file does not hold it (~5 MiB of RSS at start; bench/BENCHMARKS.md "RSS idle").
+let sniffer: Promise<{ sniff: typeof import('file-type').fileTypeFromBuffer; sniffable: ReadonlySet<string> }> | undefined;
+const loadSniffer = (): NonNullable<typeof sniffer> =>
+  (sniffer ??= import('file-type').then(({ fileTypeFromBuffer, supportedMimeTypes }) => ({
+    sniff: fileTypeFromBuffer,
+    sniffable: new Set<string>([...supportedMimeTypes].map(canonical)),
+  })));
 
 /**
  * Why the bytes contradict the declared type, or `undefined` when they do not: the type
@@ -35,9 +41,10 @@ const SNIFFABLE = new Set<string>([...supportedMimeTypes].map(canonical));
  * PDF signature). A type it cannot sniff (text, CSV, JSON) is taken as declared.
  */
 export async function typeContradiction(declared: string, head: Uint8Array): Promise<string | undefined> {
-  const sniffed = await fileTypeFromBuffer(head);
+  const { sniff, sniffable } = await loadSniffer();
+  const sniffed = await sniff(head);
   const want = canonical(declared);
-  if (sniffed === undefined) return SNIFFABLE.has(want) ? `The bytes are not ${declared}: they do not start as such a file does.` : undefined;
+  if (sniffed === undefined) return sniffable.has(want) ? `The bytes are not ${declared}: they do not start as such a file does.` : undefined;
   if (canonical(sniffed.mime) === want) return undefined;
   return `The bytes are ${sniffed.mime}, not the declared ${declared}.`;
 }
