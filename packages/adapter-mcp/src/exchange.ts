@@ -73,7 +73,7 @@ export interface McpExchange {
   /**
    * The request's rate-limit charge: every authenticated request is charged exactly once
    * (docs/CONTRACT.md "Rate limits"). When the body is one tool call
-   * ((`McpEndpoint.isToolCall`)) the door leaves it uncharged and the call charges it
+   * (`McpEndpoint.isToolCall`) the door leaves it uncharged and the call charges it
    * through its use case (with the agent's window for `start_run`); otherwise the door
    * charged it before the exchange, and each call of a batch gets a meter of its own.
    */
