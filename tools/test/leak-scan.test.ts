@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { expect } from 'chai';
 import { leakScanHooks } from '../test-support/leak-scan-hooks.js';
-import { capturingFetch, LeakError, LeakScan, mask, MIN_LENGTH, MIN_SENT_CREDENTIAL_LENGTH } from '../test-support/leak-scan.js';
+import { capturingFetch, EMAIL_PATTERN, emailAddresses, LeakError, LeakScan, mask, MIN_LENGTH, MIN_SENT_CREDENTIAL_LENGTH } from '../test-support/leak-scan.js';
 
 const SECRET = 'svc-leak-scan-test-key-4Fq9Zr2Lm7Xc';
 const PASSWORD = 'leak-Scan-Pa55word!';
@@ -123,6 +123,68 @@ describe('leak scan (tools/test-support/leak-scan.ts)', function () {
     expect(scan.scan('an index', 'tokens look like svcpt_..., keys like svc-unknown; not-a-digest')).to.equal(0);
     expect(scan.scan('a log line', `token ${SECRET}`)).to.equal(1);
     expect(scan.figures().values, 'the secret and its digest').to.equal(2);
+  });
+
+  describe('emailAddresses (the e-mail addresses of a request body)', function () {
+    /** What the pattern finds: the reference emailAddresses must agree with. */
+    const byPattern = (text: string): string[] => [...text.matchAll(EMAIL_PATTERN)].map(([m]) => m);
+
+    it('finds what the pattern finds, on addresses and near-addresses', function () {
+      const cases: readonly (readonly [string, readonly string[]])[] = [
+        ['', []],
+        ['no at sign here', []],
+        [EMAIL, [EMAIL]],
+        [`{"notification_email":"${EMAIL}","cc":"Ops+alerts@mail.example.org"}`, [EMAIL, 'Ops+alerts@mail.example.org']],
+        ['a@b.com1', ['a@b.com']],
+        ['a@b.c.de', ['a@b.c.de']],
+        ['a@b.cd-x.ef9', ['a@b.cd-x.ef']],
+        ['a@b..cd', []],
+        ['a@.cd', []],
+        ['@b.cd', []],
+        ['a@b.c', []],
+        ['a@b.cd.', ['a@b.cd']],
+        ['a@b.cd..ef', ['a@b.cd']],
+        ['a@@b.cd', []],
+        ['x@a@b.cd', ['a@b.cd']],
+        ['a@b.cd@e.fg', ['a@b.cd']],
+        ['a@b.cd e@f.gh', ['a@b.cd', 'e@f.gh']],
+        ['a@b.cdx@e.fg', ['a@b.cdx']],
+        ['ok-id_1.2~:@/+=', []],
+        ['..%%@x-y.zz', ['..%%@x-y.zz']],
+        ['é@b.cd', []],
+        ['aé@b.cd', []],
+        ['ü@b.cd a@b.cd', ['a@b.cd']],
+      ];
+      for (const [text, expected] of cases) {
+        expect(byPattern(text), `the pattern on ${JSON.stringify(text)}`).to.deep.equal(expected);
+        expect(emailAddresses(text), JSON.stringify(text)).to.deep.equal(expected);
+      }
+    });
+
+    it('finds what the pattern finds on 5,000 generated strings of address characters and pieces', function () {
+      // A seeded LCG: a failure names the string, and the next run generates the same ones.
+      let state = 20240611;
+      const next = (n: number): number => {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        return (state >>> 8) % n;
+      };
+      // Characters and pieces of addresses, so that about one string in ten holds one.
+      const alphabet = ['a', 'bc', 'Z', '9', '-', '.', '.', '_', '%', '+', '@', '@', ' ', 'é', '"', '.com', '.c', 'x1', '.de9'];
+      let withAddresses = 0;
+      for (let i = 0; i < 5_000; i += 1) {
+        const text = Array.from({ length: 1 + next(16) }, () => alphabet[next(alphabet.length)]).join('');
+        const expected = byPattern(text);
+        expect(emailAddresses(text), JSON.stringify(text)).to.deep.equal(expected);
+        if (expected.length > 0) withAddresses += 1;
+      }
+      expect(withAddresses, 'strings holding an address, out of 5,000').to.be.at.least(100);
+    });
+
+    it('finds the addresses around long runs of address characters (where the pattern is quadratic)', function () {
+      const run = 'b'.repeat(200_000);
+      const text = `X-Big: ${run}\r\nX-Request-Id: ok-id_1.2~:@/+=\r\n\r\n{"to":"${EMAIL}","x":"${run}@${run}.${run}"}`;
+      expect(emailAddresses(text)).to.deep.equal([EMAIL, `${run}@${run}.${run}`]);
+    });
   });
 
   it('masks: the first two characters and the length, never the value', function () {
