@@ -143,7 +143,9 @@ describe('adapter-http: files (docs/CONTRACT.md "Files")', function () {
 
   it('an upload address changed or expired → 403 upload_url_invalid; another file key in a valid address → 403', async function () {
     const file = dataOf(await prepare({ file_name: 'a.pdf', content_type: 'application/pdf', size_bytes: PDF.length }));
-    const tampered = { ...file, upload_url: file.upload_url.replace(/signature=./u, 'signature=A') };
+    // The signature's first character changed (to B when it is A: a signature starting with A was left as it was, 1 run in 64).
+    const tampered = { ...file, upload_url: file.upload_url.replace(/signature=(.)/u, (_, first: string) => `signature=${first === 'A' ? 'B' : 'A'}`) };
+    expect(tampered.upload_url, 'the address tampered with').to.not.equal(file.upload_url);
     const refused = await put(apps, tampered, PDF);
     checker.expectDocumented('/api/v1/files/{file_key}/upload', 'PUT', refused);
     expectProblem(refused, 403, 'upload_url_invalid');
