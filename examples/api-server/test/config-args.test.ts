@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import { eventually } from '@svc/core/testing';
 import { call } from '../../../tools/test-support/http.js';
+import { closeConnections, ownConnections } from '../../../tools/test-support/http-connections.js';
 import { buildApiServer, MAIN_DIST, signalGroup, spawnChild } from './support/built-server.js';
 import { logLines, tempDir, type Child } from './support/server-process.js';
 
@@ -67,8 +68,12 @@ describe('examples/api-server: --config argument forms (built server and pnpm st
         expect(listening(), `${form.shown}\n${child.stdout()}\n${child.stderr()}`).to.not.equal(undefined);
         const port = listening()!['port'] as number;
         expect(port).to.be.above(0);
-        const index = await call(`http://127.0.0.1:${port}`, 'GET', '/api/v1');
+        const base = `http://127.0.0.1:${port}`;
+        ownConnections(base);
+        const index = await call(base, 'GET', '/api/v1');
         expect((index.body as { name?: string }).name, `${form.shown} read its file`).to.equal(name);
+        // The kept-alive connection closed first: the drain would wait 1 s for it.
+        await closeConnections(base);
         // The process group: pnpm, its shell and node alike.
         signalGroup(child, 'SIGTERM');
         await eventually(() => !signalGroup(child, 0), `${form.shown} to stop`, 30_000, 20);

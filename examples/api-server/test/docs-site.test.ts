@@ -84,9 +84,17 @@ describe('docs site in headless Chromium (child process)', function () {
     const config = e2eConfig(at, {});
     delete config['index']; // the documentation URLs of the server itself, not the fixture's
     config['rate_limits'] = LIMITS;
-    server = await startServerProcess(await writeConfig(dir.path, config), at.url, at.egressUrl);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const configPath = await writeConfig(dir.path, config);
+    // The server and the browser start at the same time (neither needs the other until a page
+    // is opened); whatever started is kept for `after` to stop, and a failure fails this hook.
+    const [started, launched] = await Promise.allSettled([
+      startServerProcess(configPath, at.url, at.egressUrl),
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 }),
+    ]);
+    if (started.status === 'fulfilled') server = started.value;
+    if (launched.status === 'fulfilled') browser = launched.value;
+    for (const outcome of [started, launched]) if (outcome.status === 'rejected') throw outcome.reason;
+    context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
     context.on('page', (page) => {
       page.on('console', (message) => {
         if (message.type() === 'error') problems.push(`console error on ${page.url()}: ${message.text()}`);
@@ -144,13 +152,16 @@ describe('docs site in headless Chromium (child process)', function () {
     const index = (await (await fetch(`${at.url}/api/v1`)).json()) as unknown;
     const urls = documentationUrls(index);
     expect([...urls.keys()]).to.include.members(['/documentation_url', '/developers_url', '/authentication/methods/0/documentation_url', '/onboarding/access_request_url', '/rate_limits/documentation_url', '/versioning/documentation_url', '/clients/cli_documentation_url', '/webhooks_documentation_url']);
-    for (const [field, url] of urls) {
-      expect(url.startsWith(`${at.url}/docs`), `${field}: ${url}`).to.equal(true);
-      const page = await open(url);
-      const anchor = new URL(url).hash.slice(1);
-      if (anchor !== '') expect(await page.locator(`[id="${anchor}"]`).count(), `${field}: #${anchor}`).to.equal(1);
-      await page.close();
-    }
+    for (const [field, url] of urls) expect(url.startsWith(`${at.url}/docs`), `${field}: ${url}`).to.equal(true);
+    // Each in a page of its own, all at once.
+    await Promise.all(
+      [...urls].map(async ([field, url]) => {
+        const page = await open(url);
+        const anchor = new URL(url).hash.slice(1);
+        if (anchor !== '') expect(await page.locator(`[id="${anchor}"]`).count(), `${field}: #${anchor}`).to.equal(1);
+        await page.close();
+      }),
+    );
   });
 
   it('renders every guide page with the server\'s own values, and every link between pages resolves', async function () {

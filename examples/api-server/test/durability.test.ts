@@ -56,7 +56,8 @@ describe('durability of runs: Redis settings checked at start, bounded in-memory
 
   it('the in-memory run store keeps at most runs.max_finished_in_memory finished runs, dropping the first finished', async function () {
     const at = await addresses();
-    const path = await writeConfig(dir.path, e2eConfig(at, { worker: { enabled: true, concurrency: 1 }, runs: { max_finished_in_memory: 2 } }));
+    // 50 ms runs (the demo's default is 500 ms): the test needs them finished in order, not long.
+    const path = await writeConfig(dir.path, e2eConfig(at, { worker: { enabled: true, concurrency: 1, demo_delay_ms: 50 }, runs: { max_finished_in_memory: 2 } }));
     server = await startServerProcess(path, at.url, at.egressUrl);
     const base = server.url;
     const runIds: string[] = [];

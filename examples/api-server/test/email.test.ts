@@ -38,7 +38,8 @@ describe('e-mail when a run ends: the API server (child process) with smtp confi
     at = await addresses();
     smtp = await startSmtpServer({ host: SMTP_HOST, auth: { user: SMTP_USER, password: SMTP_PASSWORD } });
     const config = e2eConfig(at, {
-      worker: { enabled: true, concurrency: 2 },
+      // 50 ms runs (the demo's default is 500 ms): the e-mail is what these tests wait for.
+      worker: { enabled: true, concurrency: 2, demo_delay_ms: 50 },
       admin_listen: { host: '127.0.0.1', port: 0 },
       smtp: { host: SMTP_HOST, port: smtp.port, user: SMTP_USER, from: FROM, timeout_ms: 5000 },
     });
@@ -109,7 +110,7 @@ describe('e-mail when a run ends: fallbacks (in process)', function () {
       listen: { host: '127.0.0.1', port },
       egress: { url: `http://127.0.0.1:${egressPort}`, listen: { host: '127.0.0.1', port: egressPort } },
       admin_listen: { enabled: false },
-      worker: { enabled: true, concurrency: 1 },
+      worker: { enabled: true, concurrency: 1, demo_delay_ms: 50 },
       // The runs name a made-up file key: what is checked is the e-mail.
       files: { verify_keys: false },
       shutdown_grace_ms: 2_000,

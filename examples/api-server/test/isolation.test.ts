@@ -10,7 +10,7 @@ import { CatalogDuplicateError, migrateCatalog, PostgresCatalog } from '@svc/ada
 import { addresses, AGENT_B, AGENTS, e2eConfig, PG_A, SECRETS, SQL_A, SQL_B, type Addresses } from './support/fixture.js';
 import { CATALOG_TEST_URL, dropSchema, fillCatalog, type AccountEntry } from './support/catalog-database.js';
 import { comparable, documentedOperations, probeCoverage, type Comparable, type DocumentedOperation } from './support/isolation.js';
-import { runNode, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
+import { runBuilt, startServerProcess, tempDir, writeConfig, type ServerProcess } from './support/server-process.js';
 import { apiKey, bearer, call, expectData, expectProblem, type CallOptions } from '../../../tools/test-support/http.js';
 import { rawExchange } from '../../../tools/test-support/raw-http.js';
 
@@ -575,7 +575,7 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
       const config = e2eConfig(await addresses());
       const accounts = config['accounts'] as { api_keys: { id: string; sha256: string }[] }[];
       accounts[1]!.api_keys[0]!.id = 'key_a1';
-      const exit = await runNode('examples/api-server/src/main.ts', ['--config', await writeConfig(dir.path, config, 'duplicate-key.yaml')]);
+      const exit = await runBuilt('main', ['--config', await writeConfig(dir.path, config, 'duplicate-key.yaml')]);
       expect(exit.code, exit.stderr).to.not.equal(0);
       expect(exit.stderr).to.include('accounts[1].api_keys[0].id: credential "key_a1" is already defined at accounts[0].api_keys[0]');
     });
@@ -599,7 +599,7 @@ for (const catalog of ['configuration file', 'PostgreSQL catalog'] as const sati
       const config = e2eConfig(await addresses());
       const accounts = config['accounts'] as { agents: { id: string }[] }[];
       accounts[1]!.agents.push({ id: AGENTS.main });
-      const exit = await runNode('examples/api-server/src/main.ts', ['--config', await writeConfig(dir.path, config, 'duplicate-agent.yaml')]);
+      const exit = await runBuilt('main', ['--config', await writeConfig(dir.path, config, 'duplicate-agent.yaml')]);
       expect(exit.code, exit.stderr).to.not.equal(0);
       expect(exit.stderr).to.include(`accounts[1].agents[1].id: agent "${AGENTS.main}" is already defined at accounts[0].agents[0]`);
     });

@@ -9,7 +9,7 @@ import { apiKey, call } from '../../../tools/test-support/http.js';
 import { admin, secretOf, type Ran } from './support/admin-cli.js';
 import { buildApiServer, MAIN_DIST, spawnChild } from './support/built-server.js';
 import { CATALOG_TEST_URL, dropSchema } from './support/catalog-database.js';
-import { logLines, tempDir, writeConfig, type Child } from './support/server-process.js';
+import { closeConnectionsOnKill, listeningLine, logLines, tempDir, writeConfig, type Child } from './support/server-process.js';
 
 const PG_PORT = Number(new URL(CATALOG_TEST_URL).port || 5432);
 const PG_HOST = new URL(CATALOG_TEST_URL).hostname;
@@ -90,18 +90,9 @@ describe('three API servers on one PostgreSQL catalog (issue 13, Done when 1)', 
     );
     const child = spawnChild(process.execPath, [MAIN_DIST, '--config', path], { env: { SVC_CATALOG_URL: url } });
     children.push(child);
-    let listening: Record<string, unknown> | undefined;
-    await eventually(
-      () => {
-        if (child.hasExited()) throw new Error(`the server exited: ${child.stderr()}`);
-        listening = logLines(child).find((l) => l['msg'] === 'listening');
-        return listening !== undefined;
-      },
-      'the listening line',
-      20_000,
-      20,
-    );
-    return { child, base: `http://127.0.0.1:${String(listening!['port'])}`, adminBase: `http://127.0.0.1:${String(listening!['admin_port'])}` };
+    const listening = await listeningLine(child);
+    const [base, adminBase] = [`http://127.0.0.1:${String(listening['port'])}`, `http://127.0.0.1:${String(listening['admin_port'])}`];
+    return { child: closeConnectionsOnKill(child, [base, adminBase]), base, adminBase };
   }
 
   it('refuses to start on a schema not migrated, naming svc-server migrate', async function () {
@@ -209,10 +200,16 @@ describe('three API servers on one PostgreSQL catalog (issue 13, Done when 1)', 
     const account = 'acct_pgwire_secret';
     expect((await cli('migrate')).code).to.equal(0);
     expect((await cli('accounts', 'add', account)).code).to.equal(0);
-    const added = await cli('connections', 'add', connection, '--account', account, '--type', 'sqlserver', '--host', 'sql.pgwire.invalid', '--database', 'sales', '--user', 'svc_writer', '--password-env', variable);
+    // The instance starts while the CLI adds the connection and the key: it reads both at the request.
+    const [instance, [added, created]] = await Promise.all([
+      startInstance(),
+      (async () => {
+        const connectionAdded = await cli('connections', 'add', connection, '--account', account, '--type', 'sqlserver', '--host', 'sql.pgwire.invalid', '--database', 'sales', '--user', 'svc_writer', '--password-env', variable);
+        return [connectionAdded, await cli('keys', 'create', 'key_secret_unset', '--account', account)] as const;
+      })(),
+    ]);
     expect(added.code, added.stderr).to.equal(0);
-    const key = secretOf(await cli('keys', 'create', 'key_secret_unset', '--account', account), 'svc-');
-    const instance = await startInstance();
+    const key = secretOf(created, 'svc-');
     const write = await call(instance.base, 'POST', `/api/v1/connections/${connection}/records`, { headers: apiKey(key), json: { entity: 'dbo.orders', values: { qty: 1 } } });
     expect(write.status, write.text).to.equal(503);
     expect((write.body as { code: string }).code).to.equal('service_unavailable');

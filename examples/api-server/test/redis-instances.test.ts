@@ -31,10 +31,14 @@ describe('API instances sharing Redis', function () {
     }
   });
 
-  async function startProcess(script: 'main' | 'worker', options: { worker: boolean }): Promise<Child & { base: string }> {
+  /**
+   * Starts an instance on `keyPrefix` (default: the suite's prefix; a test whose worker must
+   * find only its own runs gives a sub-prefix, which the `after` hook's cleanup covers).
+   */
+  async function startProcess(script: 'main' | 'worker', options: { worker: boolean; keyPrefix?: string }): Promise<Child & { base: string }> {
     const child = await startInstance(dir.path, script, {
       redis_url: REDIS_URL,
-      redis_prefix: prefix,
+      redis_prefix: options.keyPrefix ?? prefix,
       rate_limits: { credential: { requests: 10_000, window_seconds: 60 }, agent: { requests: 30, window_seconds: 60 }, instance_count: 3 },
       worker: { enabled: options.worker, concurrency: 2 },
       log_level: script === 'worker' ? 'info' : 'warn',
@@ -121,21 +125,25 @@ describe('API instances sharing Redis', function () {
   });
 
   it('completes a run answered 202 by an API process killed with SIGKILL before any worker ran', async function () {
-    const api = await startProcess('main', { worker: false });
+    // A queue of its own: the worker below would otherwise first work through the runs the
+    // tests above left queued (their instances stopped), or wait for the locks of the runs
+    // their workers held.
+    const keyPrefix = `${prefix}:sigkill`;
+    const api = await startProcess('main', { worker: false, keyPrefix });
     const accepted = await startRun(api.base, 'agent_other');
     expect(accepted.status).to.equal(202);
     const statusUrlPath = new URL(accepted.headers.get('location')!).pathname;
     api.process.kill('SIGKILL');
     await api.exited;
 
-    const reader = await startProcess('main', { worker: false });
+    const reader = await startProcess('main', { worker: false, keyPrefix });
     const read = async () => {
       const r = await fetch(`${reader.base}${statusUrlPath}`, { headers: { 'X-API-Key': API_KEY } });
       return ((await r.json()) as { data: { status: string; attempts: number } }).data;
     };
     expect((await read()).status).to.equal('queued');
 
-    await startProcess('worker', { worker: true });
+    await startProcess('worker', { worker: true, keyPrefix });
     const seen = new Set<string>();
     let final = await read();
     await eventually(async () => {

@@ -10,7 +10,7 @@ import { eventually } from '@svc/core/testing';
 import { apiKey, call } from '../../../tools/test-support/http.js';
 import { buildApiServer, KeepAliveClient, MAIN_DIST, spawnChild, type Outcome } from './support/built-server.js';
 import { addresses, type Addresses } from './support/fixture.js';
-import { logLines, tempDir, type Child } from './support/server-process.js';
+import { closeConnectionsOnKill, logLines, tempDir, type Child } from './support/server-process.js';
 
 const SECRETS = {
   A: 'svc-reload-load-key-A-7Yh2Kq9Lm4Np0Rs3',
@@ -150,7 +150,7 @@ describe('examples/api-server: configuration reload under load (built server, ch
     at = await addresses();
     path = join(dir.path, 'config.yaml');
     await writeFile(path, stringify(configWith(at, ['A', 'C'])));
-    server = spawnChild(process.execPath, [MAIN_DIST, '--config', path]);
+    server = closeConnectionsOnKill(spawnChild(process.execPath, [MAIN_DIST, '--config', path]), [at.url, at.egressUrl]);
     await eventually(() => server.hasExited() || logLines(server).some((l) => l['msg'] === 'listening'), 'the server to listen', 20_000, 20);
     expect(server.hasExited(), server.stderr()).to.equal(false);
   });

@@ -73,9 +73,9 @@ describe('cancel and events of runs across processes (Redis)', function () {
 
   it('an API process cancels runs a standalone worker process holds: queued → never processed; running → cancelled within 1 s', async function () {
     const keyPrefix = `${prefix}-w`;
-    const api = await start('main', keyPrefix, { enabled: false });
-    // One run at a time, each 5 s: the second run waits queued behind the first.
-    const worker = await start('worker', keyPrefix, { concurrency: 1, demo_delay_ms: 5000 });
+    // The API process and, at the same time, the worker: one run at a time, each 5 s, so the
+    // second run waits queued behind the first.
+    const [api, worker] = await Promise.all([start('main', keyPrefix, { enabled: false }), start('worker', keyPrefix, { concurrency: 1, demo_delay_ms: 5000 })]);
     const running = await startRun(api.base, 'cancel me while running');
     await eventually(async () => (await getRun(api.base, running)).status === 'running', 'the first run running', 10_000, 20);
     const queued = await startRun(api.base, 'cancel me while queued');
@@ -109,8 +109,7 @@ describe('cancel and events of runs across processes (Redis)', function () {
 
   it("an SSE client on instance A sees every event of a run that instance B's worker processes, and resumes with Last-Event-ID after a forced disconnect", async function () {
     const keyPrefix = `${prefix}-i`;
-    const a = await start('main', keyPrefix, { enabled: false });
-    const b = await start('main', keyPrefix, { enabled: true, concurrency: 1, demo_delay_ms: 1500 });
+    const [a, b] = await Promise.all([start('main', keyPrefix, { enabled: false }), start('main', keyPrefix, { enabled: true, concurrency: 1, demo_delay_ms: 1500 })]);
     const runId = await startRun(b.base, 'follow me');
     const first = await openStream(a.base, `/api/v1/runs/${runId}/events`, headers);
     expect(first.status).to.equal(200);

@@ -58,7 +58,8 @@ for (const backend of ['in-memory runs', 'Redis runs'] as const) {
     const idsOf = (answers: readonly Answer[]): string[] => answers.flatMap((a) => (a.body as RunList).data.map((r) => r.run_id));
 
     before(async function () {
-      const extra: Record<string, unknown> = { worker: { enabled: true, concurrency: 4 } };
+      // 50 ms runs (the demo's default is 500 ms): the tests need them final, not long.
+      const extra: Record<string, unknown> = { worker: { enabled: true, concurrency: 4, demo_delay_ms: 50 } };
       if (backend === 'Redis runs') {
         redis = await redisOrSkip(this);
         Object.assign(extra, { redis_url: REDIS_URL, redis_prefix: prefix });

@@ -13,7 +13,7 @@ import { startReceiver, type Receiver } from '../../../tools/test-support/webhoo
 import { admin, secretOf, type Ran } from './support/admin-cli.js';
 import { buildApiServer, MAIN_DIST, spawnChild } from './support/built-server.js';
 import { CATALOG_TEST_URL, dropSchema } from './support/catalog-database.js';
-import { logLines, tempDir, writeConfig, type Child } from './support/server-process.js';
+import { closeConnectionsOnKill, listeningLine, logLines, tempDir, writeConfig, type Child } from './support/server-process.js';
 
 const ACCOUNT = 'acct_whpg';
 const AGENT = 'agent_whpg';
@@ -38,6 +38,31 @@ describe('webhook endpoints in the PostgreSQL catalog, added with svc-server (ch
   let server: Child | undefined;
   const cli = (...args: string[]): Promise<Ran> => admin([...args, '--config', config], env);
 
+  /** Starts the API server with a worker (as `server`) on the catalog, and resolves with its base URL once it logs `listening`. */
+  async function startServer(): Promise<string> {
+    const path = await writeConfig(
+      dir.path,
+      {
+        base_url: 'http://127.0.0.1:8080',
+        listen: { host: '127.0.0.1', port: 0 },
+        egress: { url: 'http://127.0.0.1:8081', listen: { host: '127.0.0.1', port: 0 } },
+        admin_listen: { port: 0, worker_port: 0 },
+        catalog: { postgres: { schema } },
+        worker: { enabled: true },
+        webhooks: { allow_private_addresses: true, retry_schedule_ms: [1000] },
+        shutdown_grace_ms: 1000,
+        log_level: 'info',
+      },
+      'server.yaml',
+    );
+    const child = spawnChild(process.execPath, [MAIN_DIST, '--config', path], { env });
+    server = child;
+    const listening = await listeningLine(child);
+    const base = `http://127.0.0.1:${String(listening['port'])}`;
+    closeConnectionsOnKill(child, [base]);
+    return base;
+  }
+
   before(async function () {
     await buildApiServer();
     dir = await tempDir();
@@ -58,13 +83,16 @@ describe('webhook endpoints in the PostgreSQL catalog, added with svc-server (ch
     expect((await cli('agents', 'add', AGENT, '--account', ACCOUNT)).code).to.equal(0);
     const key = secretOf(await cli('keys', 'create', 'key_whpg', '--account', ACCOUNT), 'svc-');
 
-    const duplicate = await cli('webhook-endpoints', 'add', ACCOUNT, '--id', AGENT, '--url', receiver.url);
+    // Three refusals, which change nothing: at the same time.
+    const [duplicate, badEvent, keyless] = await Promise.all([
+      cli('webhook-endpoints', 'add', ACCOUNT, '--id', AGENT, '--url', receiver.url),
+      cli('webhook-endpoints', 'add', ACCOUNT, '--url', receiver.url, '--event', 'run.exploded'),
+      admin(['webhook-endpoints', 'add', ACCOUNT, '--url', receiver.url, '--config', config], { ...env, SVC_CATALOG_KEY: null }),
+    ]);
     expect(duplicate.code).to.equal(5);
     expect(duplicate.stderr).to.equal(`svc-server webhook-endpoints add: id "${AGENT}" is already used by agent "${AGENT}" of account "${ACCOUNT}"\n`);
-    const badEvent = await cli('webhook-endpoints', 'add', ACCOUNT, '--url', receiver.url, '--event', 'run.exploded');
     expect(badEvent.code).to.equal(2);
     expect(badEvent.stderr).to.include('--event').and.include('run.succeeded');
-    const keyless = await admin(['webhook-endpoints', 'add', ACCOUNT, '--url', receiver.url, '--config', config], { ...env, SVC_CATALOG_KEY: null });
     expect(keyless.code, keyless.stderr).to.equal(3);
     expect(keyless.stderr).to.include('SVC_CATALOG_KEY').and.not.include('whsec_');
 
@@ -76,45 +104,20 @@ describe('webhook endpoints in the PostgreSQL catalog, added with svc-server (ch
     expect(byEnv.code, byEnv.stderr).to.equal(0);
     expect(byEnv.stdout).to.not.include('whsec_');
 
-    const listed = await cli('webhook-endpoints', 'list', ACCOUNT, '-o', 'json');
+    // The two listings, and the API server starting meanwhile (the endpoints are in the catalog already).
+    const serverStarted = startServer();
+    serverStarted.catch(() => undefined); // awaited below; a failed listing must not leave its rejection unhandled
+    const [listed, table] = await Promise.all([cli('webhook-endpoints', 'list', ACCOUNT, '-o', 'json'), cli('webhook-endpoints', 'list')]);
     expect(listed.code, listed.stderr).to.equal(0);
     expect(JSON.parse(listed.stdout)).to.deep.equal([
       { id: ENDPOINT, account_id: ACCOUNT, url: receiver.url, events: ['run.succeeded', 'run.failed'], secret: 'encrypted' },
       { id: 'wh_pg_env', account_id: ACCOUNT, url: 'https://hooks.example.com/svc', events: ['run.succeeded', 'run.failed', 'run.cancelled'], secret: 'env:WHPG_UNSET_SECRET' },
     ]);
-    const table = await cli('webhook-endpoints', 'list');
     expect(table.stdout.split('\n')[0]).to.match(/^ID\s+ACCOUNT\s+URL\s+EVENTS\s+SECRET$/u);
     for (const out of [listed, table]) expect(out.stdout + out.stderr).to.not.include(secret).and.not.include(secret.slice(6, 30));
 
     // The API server: its worker finishes the run, the endpoint gets run.succeeded, signed with the printed secret.
-    const path = await writeConfig(
-      dir.path,
-      {
-        base_url: 'http://127.0.0.1:8080',
-        listen: { host: '127.0.0.1', port: 0 },
-        egress: { url: 'http://127.0.0.1:8081', listen: { host: '127.0.0.1', port: 0 } },
-        admin_listen: { port: 0, worker_port: 0 },
-        catalog: { postgres: { schema } },
-        worker: { enabled: true },
-        webhooks: { allow_private_addresses: true, retry_schedule_ms: [1000] },
-        shutdown_grace_ms: 1000,
-        log_level: 'info',
-      },
-      'server.yaml',
-    );
-    server = spawnChild(process.execPath, [MAIN_DIST, '--config', path], { env });
-    let listening: Record<string, unknown> | undefined;
-    await eventually(
-      () => {
-        if (server?.hasExited()) throw new Error(`the server exited: ${server.stderr()}`);
-        listening = logLines(server!).find((l) => l['msg'] === 'listening');
-        return listening !== undefined;
-      },
-      'the listening line',
-      20_000,
-      20,
-    );
-    const base = `http://127.0.0.1:${String(listening!['port'])}`;
+    const base = await serverStarted;
     const started = expectData<{ run_id: string }>(await call(base, 'POST', `/api/v1/agents/${AGENT}/run`, { headers: apiKey(key), json: { message: 'hello from postgres' } }), 202);
     await eventually(() => receiver.received.length >= 1, 'the delivery', 15_000);
     const got = receiver.received[0]!;
@@ -122,9 +125,9 @@ describe('webhook endpoints in the PostgreSQL catalog, added with svc-server (ch
     expect(body.type).to.equal('run.succeeded');
     expect(body.data['run_id']).to.equal(started.run_id);
     // The endpoint whose variable this server lacks is skipped with a warn line naming it (never a secret).
-    const skipped = logLines(server).filter((l) => l['endpoint_id'] === 'wh_pg_env');
+    const skipped = logLines(server!).filter((l) => l['endpoint_id'] === 'wh_pg_env');
     expect(skipped.map((l) => l['msg'])).to.include('webhook endpoint skipped: its signing secret is not available to this process');
-    expect(server.stdout() + server.stderr()).to.not.include(secret).and.not.include(secret.slice(6, 30));
+    expect(server!.stdout() + server!.stderr()).to.not.include(secret).and.not.include(secret.slice(6, 30));
 
     const removed = await cli('webhook-endpoints', 'remove', ENDPOINT);
     expect(removed.stdout).to.equal(`webhook endpoint "${ENDPOINT}" removed from account "${ACCOUNT}" in the PostgreSQL catalog (schema ${schema})\n`);
@@ -171,6 +174,7 @@ describe('webhook endpoints in the PostgreSQL catalog, added with svc-server (ch
         20,
       );
       const base = `http://127.0.0.1:${String(listening!['port'])}`;
+      closeConnectionsOnKill(main, [base]);
       const started = expectData<{ run_id: string }>(await call(base, 'POST', `/api/v1/agents/${AGENT}/run`, { headers: apiKey(key), json: { message: 'to the worker' } }), 202);
       await eventually(() => hook.received.length >= 1, 'the delivery from the worker', 15_000);
       const got = hook.received[0]!;

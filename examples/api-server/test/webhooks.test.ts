@@ -18,11 +18,12 @@ interface RunStart {
 
 /**
  * Starts the API server (its worker on) with a webhook endpoint of account A at `receiver`
- * and one of account B at `other`, loopback allowed, retries after 1 s.
+ * and one of account B at `other`, loopback allowed, retries after 1 s, runs of 50 ms.
  */
 async function serverWith(dir: string, receiver: Receiver, other: Receiver, secret: string, extra: Record<string, unknown> = {}): Promise<ServerProcess> {
   const at = await addresses();
-  const config = e2eConfig(at, { worker: { enabled: true }, webhooks: { allow_private_addresses: true, retry_schedule_ms: [1000] }, ...extra });
+  // 50 ms runs (the demo's default is 500 ms): the deliveries are what these tests wait for.
+  const config = e2eConfig(at, { worker: { enabled: true, demo_delay_ms: 50 }, webhooks: { allow_private_addresses: true, retry_schedule_ms: [1000] }, ...extra });
   const [a, b] = config['accounts'] as Record<string, unknown>[];
   a!['webhook_endpoints'] = [{ id: 'wh_e2e_a', url: receiver.url, secret }];
   b!['webhook_endpoints'] = [{ id: 'wh_e2e_b', url: other.url, secret: newWebhookSecret(), events: ['run.queued', 'run.running', 'run.succeeded'] }];

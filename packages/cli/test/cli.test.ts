@@ -77,13 +77,16 @@ describe('svc, the command-line client (built binary, live API server)', functio
     expect(top.code).to.equal(0);
     expect(top.stdout).to.match(/^Usage: svc /u);
     expect(top.stdout).to.contain('Exit codes:').and.contain('8    --wait: the run ended failed or cancelled');
-    for (const path of [['index'], ['openapi'], ['login'], ['logout'], ['runs'], ['runs', 'start'], ['runs', 'get'], ['runs', 'list'], ['records'], ['records', 'insert'], ['records', 'update'], ['files'], ['files', 'upload'], ['files', 'list'], ['files', 'get'], ['files', 'delete'], ['completion']]) {
-      const help = await svc([...path, '--help']);
+    const paths = [['index'], ['openapi'], ['login'], ['logout'], ['runs'], ['runs', 'start'], ['runs', 'get'], ['runs', 'list'], ['records'], ['records', 'insert'], ['records', 'update'], ['files'], ['files', 'upload'], ['files', 'list'], ['files', 'get'], ['files', 'delete'], ['completion']];
+    // Independent processes: all at once.
+    const [version, ...helps] = await Promise.all([svc(['--version']), ...paths.map((path) => svc([...path, '--help']))]);
+    for (const [i, path] of paths.entries()) {
+      const help = helps[i]!;
       expect(help.code, path.join(' ')).to.equal(0);
       expect(help.stdout, path.join(' ')).to.match(new RegExp(`^Usage: svc ${path.join(' ')}`, 'u'));
       expect(help.stdout, path.join(' ')).to.contain('Exit codes:');
     }
-    expect((await svc(['--version'])).stdout.trim()).to.match(/^\d+\.\d+\.\d+$/u);
+    expect(version.stdout.trim()).to.match(/^\d+\.\d+\.\d+$/u);
   });
 
   it('reads the index and the OpenAPI document without a credential', async function () {
@@ -197,8 +200,10 @@ describe('svc, the command-line client (built binary, live API server)', functio
       [['runs'], /missing command: one of start, get, list/u],
       [['-o', 'yaml', 'index'], /argument 'yaml' is invalid/u],
     ];
-    for (const [args, message] of cases) {
-      const result = await svc(args, creds);
+    // Refused before any request: independent processes, all at once.
+    const results = await Promise.all(cases.map(([args]) => svc(args, creds)));
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i]!;
       expect(result.code, args.join(' ')).to.equal(2);
       expect(result.stderr, args.join(' ')).to.match(message);
     }
@@ -319,8 +324,9 @@ describe('svc, the command-line client (built binary, live API server)', functio
   });
 
   it('runs from the repository root as pnpm svc, with and without a leading --', async function () {
-    for (const args of [['svc', '--version'], ['svc', '--', '--version']]) {
-      const result = await run('pnpm', args, env);
+    const forms = [['svc', '--version'], ['svc', '--', '--version']];
+    const results = await Promise.all(forms.map((args) => run('pnpm', args, env)));
+    for (const result of results) {
       expect(result.code, result.stderr).to.equal(0);
       expect(result.stdout.trim().split('\n').at(-1)).to.match(/^\d+\.\d+\.\d+$/u);
     }

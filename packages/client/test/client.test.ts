@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../../tools/test-support/ports.js';
 import { SvcApiError, SvcClient, SvcFileRejectedError, SvcNetworkError, retryAfterSeconds, type File, type RetryEvent, type Run } from '@svc/client';
-import { ACCESS_TOKEN, AGENT, AGENT_WINDOW_SECONDS, API_KEY, LIMITED_AGENT, OTHER_KEY, PG_CONNECTION, SQL_CONNECTION, startApiServer, type ApiServer } from './support/api-server.js';
+import { ACCESS_TOKEN, AGENT, AGENT_WINDOW_SECONDS, API_KEY, LIMITED_AGENT, OTHER_KEY, PG_CONNECTION, SQL_CONNECTION, startApiServer, TOKEN_AGENT, type ApiServer } from './support/api-server.js';
 import { CSV_BYTES, PDF_BYTES, PNG_BYTES, sha256Hex } from './support/files.js';
 
 /** A loopback HTTP server whose answers a test scripts (for what the real server will not do on demand: 503, silence). */
@@ -85,7 +85,8 @@ describe('@svc/client against the API server', function () {
 
   it('starts a run with an access token (Bearer), and a run that fails resolves with status failed', async function () {
     const bearer = new SvcClient({ baseUrl: api.base, accessToken: ACCESS_TOKEN });
-    const started = await bearer.startRun(AGENT, { message: 'Extract the totals [fail]' });
+    // An agent of its own: AGENT's window is used up by the runs above.
+    const started = await bearer.startRun(TOKEN_AGENT, { message: 'Extract the totals [fail]' });
     const run = await bearer.waitForRun(started.run_id, { pollIntervalMs: 50, signal: AbortSignal.timeout(20_000) });
     expect(run.status).to.equal('failed');
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,29 +49,49 @@ describe('@svc/client and @svc/cli packed and installed with npm, offline, outsi
   this.timeout(300_000);
   let work = '';
   let api: ApiServer | undefined;
+  /** The API server being started in `before`: `after` stops it even when `before` failed before it was awaited. */
+  let starting: Promise<ApiServer> | undefined;
   const tarballs: string[] = [];
 
   before(async function () {
     work = await mkdtemp(join(tmpdir(), 'svc-client-tarball-'));
     const packs = join(work, 'packs');
-    for (const dir of PACKAGES) {
-      const { stdout } = await run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(REPO_ROOT, dir) });
-      tarballs.push(stdout.trim().split('\n').at(-1) ?? '');
-    }
-    for (const [name, dir] of await runtimeDependencies(PACKAGES)) {
-      // --ignore-scripts: an installed package's own prepack would try to build it from sources it does not ship.
-      const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', packs, dir], { cwd: work });
-      tarballs.push(join(packs, stdout.trim().split('\n').at(-1) ?? `${name}.tgz`));
-    }
+    await mkdir(packs, { recursive: true });
+    const packingWorkspace = (async () => {
+      // One after the other: each pnpm pack builds first (tsc -b), and the CLI's build includes the client's.
+      const packed: string[] = [];
+      for (const dir of PACKAGES) {
+        const { stdout } = await run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(REPO_ROOT, dir) });
+        packed.push(stdout.trim().split('\n').at(-1) ?? '');
+      }
+      return packed;
+    })();
+    // The API server starts once those builds are done (its own start builds too: never two
+    // builds at once), while the rest is packed and installed (it needs none of it).
+    starting = packingWorkspace.then(() => startApiServer());
+    starting.catch(() => undefined); // awaited at the end of this hook; a failed pack must not leave its rejection unhandled
+    // The installed dependencies at the same time: each npm pack reads one installed
+    // package's directory and writes its own tarball.
+    const packingDependencies = runtimeDependencies(PACKAGES).then((dependencies) =>
+      Promise.all(
+        [...dependencies].map(async ([name, dir]) => {
+          // --ignore-scripts: an installed package's own prepack would try to build it from sources it does not ship.
+          const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', packs, dir], { cwd: work });
+          return join(packs, stdout.trim().split('\n').at(-1) ?? `${name}.tgz`);
+        }),
+      ),
+    );
+    const [workspaceTarballs, dependencyTarballs] = await Promise.all([packingWorkspace, packingDependencies]);
+    tarballs.push(...workspaceTarballs, ...dependencyTarballs);
     const project = join(work, 'project');
     await run('mkdir', ['-p', project], { cwd: work });
     await writeFile(join(project, 'package.json'), `${JSON.stringify({ name: 'svc-client-customer', version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`);
     // An empty cache of its own: nothing can come from an earlier install either.
     await run('npm', ['install', '--offline', '--cache', join(work, 'npm-cache'), '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: project });
-    api = await startApiServer();
+    api = await starting;
   });
   after(async function () {
-    await api?.stop();
+    await (api ?? (await starting?.catch(() => undefined)))?.stop();
     if (work !== '') await rm(work, { recursive: true, force: true });
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BACKUP_FILE } from '../../pack/src/lifecycle.js';
@@ -16,6 +16,7 @@ import {
   readmeExample,
   ROOT,
   tarballFiles,
+  tarballName,
   tarballManifest,
   tarballText,
   tsc,
@@ -47,6 +48,34 @@ const distinctFloors = [...new Set(floors.values())].filter((floor) => floor !==
 const familyFloor = distinctFloors.at(-1) ?? CURRENT_TS;
 const lowerFloors = distinctFloors.slice(0, -1);
 
+/**
+ * What {@link packAll} does (each publishable package packed with `tool` in its directory,
+ * into `destination`, in PUBLISHABLE order), `width` packages at a time: a pack touches only
+ * its own directory (npm's prepack rewrites that package.json, its postpack restores it).
+ * Every package is built first (`tsc -b`, a no-op after `pnpm test`'s own build), so that
+ * the build each prepack runs (`tsc -b` of its package and of those it references) has
+ * nothing to write: two packs never write the same dist/ at once.
+ */
+async function packAllAtOnce(tool: 'npm' | 'pnpm', destination: string, width: number): Promise<Packed[]> {
+  await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', ...PUBLISHABLE], { cwd: ROOT });
+  mkdirSync(destination, { recursive: true });
+  const packed: Packed[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < PUBLISHABLE.length; i = next++) {
+      const dir = PUBLISHABLE[i]!;
+      const manifest = readJson(join(ROOT, dir, 'package.json'));
+      const [name, version] = [String(manifest['name']), String(manifest['version'])];
+      await run(tool, ['pack', '--pack-destination', destination], { cwd: join(ROOT, dir) });
+      const tarball = join(destination, tarballName(name, version));
+      if (!existsSync(tarball)) throw new Error(`${tool} pack in ${dir} made no ${tarball}`);
+      packed[i] = { dir, name, version, tarball };
+    }
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+  return packed;
+}
+
 /** `# pass N` / `# fail N` of node --test's TAP output. */
 function tapCounts(stdout: string): { pass: number; fail: number } {
   const count = (name: string): number => Number(new RegExp(`^# ${name} (\\d+)$`, 'mu').exec(stdout)?.[1] ?? Number.NaN);
@@ -74,6 +103,22 @@ describe('a consumer of the packed packages (packed in the workspace, installed 
     return value;
   }
 
+  /** The type-checks started at the end of `before`, by TypeScript version: `tsc --version`'s answer, or what it failed with. */
+  const typeChecks = new Map<string, Promise<string | Error>>();
+  function startTypeCheck(version: string, typescriptPackage: string, config: string): void {
+    typeChecks.set(
+      version,
+      timed(`tsc ${version}`, () => tsc(scratch, typescriptPackage, config)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+    );
+  }
+  /** What the type-check with TypeScript `version` answered; throws what it failed with. */
+  async function typeCheck(version: string): Promise<string> {
+    const outcome = await typeChecks.get(version);
+    if (outcome === undefined) throw new Error(`no type-check with TypeScript ${version} was started`);
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  }
+
   const packedManifest = new Map<string, Manifest>();
   /** README example of each package, as written into the scratch project. */
   const readmeFiles = new Map<string, string>();
@@ -81,16 +126,25 @@ describe('a consumer of the packed packages (packed in the workspace, installed 
   before(async function () {
     work = mkdtempSync(join(tmpdir(), 'svc-consumer-'));
     for (const dir of PUBLISHABLE) repoTexts.set(dir, readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
-    npmPacked = await timed(`npm pack ×${PUBLISHABLE.length}`, () => packAll('npm', join(work, 'npm')));
-    pnpmPacked = await timed(`pnpm pack ×${PUBLISHABLE.length}`, () => packAll('pnpm', join(work, 'pnpm')));
-    // The install of the pnpm tarballs (for the last test) runs alongside the rest of this
-    // hook: npm waits on the disk and the network most of the time, and this hook's steps are
-    // mostly one CPU's work; started here it saves that install's whole wall time (14-19 s).
-    // Its failure is that test's, not this hook's: it is settled here and thrown there.
+    // Two at a time: 13 packs one after the other took 25-29 s of this hook.
+    npmPacked = await timed(`npm pack ×${PUBLISHABLE.length} (two at a time)`, () => packAllAtOnce('npm', join(work, 'npm'), 2));
+    // The pnpm packs run alongside the npm install of the npm tarballs below (never alongside
+    // the npm packs: npm's prepack rewrites the package.json a pnpm pack of the same package
+    // reads), and so does the install of the pnpm tarballs (for the last test) once they are
+    // packed: npm waits on the disk and the network most of the time, and this hook's other
+    // steps are mostly one CPU's work; started here they save their whole wall time (pnpm
+    // pack 9 s, that install 14-25 s). A pack's failure is this hook's (awaited at its end);
+    // the install's is that test's, not this hook's: it is settled here and thrown there.
     pnpmConsumer = join(work, 'consumer-of-pnpm-tarballs');
-    createScratch(pnpmConsumer, { tarballs: new Map(pnpmPacked.map((p) => [p.name, p.tarball])), typesNode: TYPES_NODE });
-    pnpmInstalled = timed('npm install (pnpm tarballs, alongside)', () => npmInstall(pnpmConsumer)).then(
-      () => undefined,
+    const pnpmPacking = timed(`pnpm pack ×${PUBLISHABLE.length} (alongside)`, () => packAll('pnpm', join(work, 'pnpm')));
+    pnpmInstalled = pnpmPacking.then(
+      (packed) => {
+        createScratch(pnpmConsumer, { tarballs: new Map(packed.map((p) => [p.name, p.tarball])), typesNode: TYPES_NODE });
+        return timed('npm install (pnpm tarballs, alongside)', () => npmInstall(pnpmConsumer)).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      },
       (error: unknown) => error,
     );
     for (const packed of npmPacked) packedManifest.set(packed.dir, await tarballManifest(packed.tarball));
@@ -109,10 +163,28 @@ describe('a consumer of the packed packages (packed in the workspace, installed 
     await timed('npm install', () => npmInstall(scratch));
     // Compiled once (with the current TypeScript) for the node:test runs below.
     await timed('tsc (emit)', () => tsc(scratch, 'typescript', 'tsconfig.json'));
+    // The type-checks of the tests below, one tsc each, all at once (no output, each with a
+    // configuration and entry-point file of its own): each test awaits its own.
+    const current = writeEntryPoints(scratch, 'all', entryPointsUpTo(CURRENT_TS));
+    startTypeCheck(CURRENT_TS, 'typescript', writeCheckConfig(scratch, 'tsconfig.check-current', ['src', 'test', current, ...readmeExamplesUpTo(CURRENT_TS)]));
+    const family = writeEntryPoints(scratch, `all-${familyFloor}`, entryPointsUpTo(familyFloor));
+    startTypeCheck(familyFloor, CURRENT_TS.startsWith(`${familyFloor}.`) ? 'typescript' : typescriptAlias(familyFloor), writeCheckConfig(scratch, `tsconfig.check-${familyFloor}`, ['src', 'test', family, ...readmeExamplesUpTo(familyFloor)]));
+    for (const floor of lowerFloors) {
+      const file = writeEntryPoints(scratch, `ts${floor}`, entryPointsUpTo(floor));
+      startTypeCheck(floor, typescriptAlias(floor), writeCheckConfig(scratch, `tsconfig.check-${floor}`, [file, ...readmeExamplesUpTo(floor)]));
+    }
+    const packFailed = await pnpmPacking.then(
+      (packed) => {
+        pnpmPacked = packed;
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    if (packFailed !== undefined) throw packFailed;
   });
 
   after(async function () {
-    await pnpmInstalled;
+    await Promise.all([pnpmInstalled, ...typeChecks.values()]);
     if (work !== '') rmSync(work, { recursive: true, force: true });
     if (timings.length > 0) process.stdout.write(`      consumer test steps: ${timings.join(', ')}\n`);
   });
@@ -186,26 +258,17 @@ describe('a consumer of the packed packages (packed in the workspace, installed 
   });
 
   it(`type-checks the consumer, every entry point and every README example with TypeScript ${CURRENT_TS}`, async function () {
-    const all = writeEntryPoints(scratch, 'all', entryPointsUpTo(CURRENT_TS));
-    const config = writeCheckConfig(scratch, 'tsconfig.check-current', ['src', 'test', all, ...readmeExamplesUpTo(CURRENT_TS)]);
-    const version = await timed(`tsc ${CURRENT_TS}`, () => tsc(scratch, 'typescript', config));
-    expect(version).to.equal(`Version ${CURRENT_TS}`);
+    expect(await typeCheck(CURRENT_TS)).to.equal(`Version ${CURRENT_TS}`);
   });
 
   it(`type-checks the consumer, every entry point and every README example with TypeScript ${familyFloor}, the oldest every package supports`, async function () {
-    const all = writeEntryPoints(scratch, 'all', entryPointsUpTo(familyFloor));
-    const config = writeCheckConfig(scratch, `tsconfig.check-${familyFloor}`, ['src', 'test', all, ...readmeExamplesUpTo(familyFloor)]);
-    const version = await timed(`tsc ${familyFloor}`, () => tsc(scratch, CURRENT_TS.startsWith(`${familyFloor}.`) ? 'typescript' : typescriptAlias(familyFloor), config));
-    expect(version).to.match(new RegExp(`^Version ${familyFloor.replace('.', '\\.')}\\.\\d+$`, 'u'));
+    expect(await typeCheck(familyFloor)).to.match(new RegExp(`^Version ${familyFloor.replace('.', '\\.')}\\.\\d+$`, 'u'));
   });
 
   for (const floor of lowerFloors) {
     const packages = PUBLISHABLE.filter((dir) => compareMinor(floors.get(dir) ?? '', floor) <= 0);
     it(`type-checks every entry point and README example of ${packages.join(', ')} with TypeScript ${floor}`, async function () {
-      const file = writeEntryPoints(scratch, `ts${floor}`, entryPointsUpTo(floor));
-      const config = writeCheckConfig(scratch, `tsconfig.check-${floor}`, [file, ...readmeExamplesUpTo(floor)]);
-      const version = await timed(`tsc ${floor}`, () => tsc(scratch, typescriptAlias(floor), config));
-      expect(version).to.match(new RegExp(`^Version ${floor.replace('.', '\\.')}\\.\\d+$`, 'u'));
+      expect(await typeCheck(floor)).to.match(new RegExp(`^Version ${floor.replace('.', '\\.')}\\.\\d+$`, 'u'));
     });
   }
 

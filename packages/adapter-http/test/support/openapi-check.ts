@@ -41,9 +41,22 @@ export class OpenApiChecker {
     }
   }
 
-  /** Parses the served YAML. */
+  /**
+   * Checkers made by {@link OpenApiChecker.fromYaml}, by the YAML text they were made from: a
+   * checker holds nothing but the document and the validators compiled from it, so the
+   * tests that start fresh apps for every case (and get the same document each time) share
+   * one instead of compiling the document again, ~90 ms a case.
+   */
+  private static readonly byText = new Map<string, OpenApiChecker>();
+
+  /** Parses the served YAML: the checker made from the same text before, if any. */
   static fromYaml(text: string): OpenApiChecker {
-    return new OpenApiChecker(parse(text) as Obj);
+    let checker = OpenApiChecker.byText.get(text);
+    if (checker === undefined) {
+      checker = new OpenApiChecker(parse(text) as Obj);
+      OpenApiChecker.byText.set(text, checker);
+    }
+    return checker;
   }
 
   private components(kind: string): Obj {

@@ -20,6 +20,11 @@ export const AGENT = 'agent_client';
 export const LIMITED_AGENT = 'agent_limited';
 /** An agent used only by the CLI tests, so that their runs do not share {@link AGENT}'s window. */
 export const CLI_AGENT = 'agent_cli';
+/**
+ * An agent used only by the runs started with the access token, so that they do not share
+ * {@link AGENT}'s window (a start there right after the API-key runs waited ~3 s for a 429's Retry-After).
+ */
+export const TOKEN_AGENT = 'agent_token';
 /** A `sqlserver` connection on the in-memory demo tables (`dbo.orders`: id, sku, qty, note, status). */
 export const SQL_CONNECTION = '5b2c7e1a-9d4f-4a3b-8e6c-1f0a2b3c4d5e';
 /** A `postgresql` connection: writes answer 400 `writes_not_supported`. */
@@ -55,7 +60,7 @@ export async function startApiServer(agentRequests = AGENT_REQUESTS): Promise<Ap
           id: 'acct_client',
           api_keys: [{ id: 'key_client', sha256: sha256(API_KEY) }],
           oauth_tokens: [{ id: 'tok_client', sha256: sha256(ACCESS_TOKEN), scopes: ['runs:write', 'runs:read'], expires_at: '2099-01-01T00:00:00Z' }],
-          agents: [{ id: AGENT }, { id: LIMITED_AGENT }, { id: CLI_AGENT }],
+          agents: [{ id: AGENT }, { id: LIMITED_AGENT }, { id: CLI_AGENT }, { id: TOKEN_AGENT }],
           connections: [
             { id: SQL_CONNECTION, type: 'sqlserver' },
             { id: PG_CONNECTION, type: 'postgresql' },

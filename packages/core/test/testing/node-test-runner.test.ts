@@ -118,11 +118,18 @@ describe('contract suites and the test runner', function () {
 
   describe('under node:test', function () {
     this.timeout(60_000);
+    /** The two node:test runs, as is and with a fake broken, both started at once in `before`. */
+    let passing: NodeTestRun;
+    let broken: NodeTestRun;
 
-    it('passes every contract test of the in-memory fakes, and reports as many tests as the suites register', async function () {
+    before(async function () {
+      [passing, broken] = await Promise.all([runNodeTest(), runNodeTest({ SVC_BREAK_RUN_STORE: '1' })]);
+    });
+
+    it('passes every contract test of the in-memory fakes, and reports as many tests as the suites register', function () {
       const expected = testsOfTheNodeFile();
       expect(expected.length).to.be.greaterThan(20);
-      const run = await runNodeTest();
+      const run = passing;
       expect(run.exitCode, run.output).to.equal(0);
       // One more: the node:test file's own check that a suite without a runner throws.
       expect(run.summary, run.output).to.include({ tests: expected.length + 1, pass: expected.length + 1, fail: 0, cancelled: 0, skipped: 0, todo: 0 });
@@ -130,8 +137,8 @@ describe('contract suites and the test runner', function () {
       for (const title of expected) expect(run.output).to.match(new RegExp(`^\\s*ok \\d+ - ${escapeRegExp(title)}$`, 'mu'));
     });
 
-    it('fails, with a non-zero exit, when a fake breaks the contract (the tests really assert under node:test)', async function () {
-      const run = await runNodeTest({ SVC_BREAK_RUN_STORE: '1' });
+    it('fails, with a non-zero exit, when a fake breaks the contract (the tests really assert under node:test)', function () {
+      const run = broken;
       expect(run.exitCode, run.output).to.equal(1);
       expect(run.summary['fail'], run.output).to.be.greaterThan(0);
       expect(run.summary['tests']).to.equal(testsOfTheNodeFile().length + 1);
