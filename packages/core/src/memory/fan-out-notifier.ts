@@ -21,7 +21,35 @@ export class FanOutNotifier implements Notifier {
   ) {}
 
   /** Tells every notifier that takes non-final changes; resolves when all have settled. */
-  async runChanged(change: RunChange): Promise<void> {
+  runChanged(change: RunChange): Promise<void> {
+    // On every run start (the `run.queued` event), usually for one notifier (webhooks):
+    // that one is told without the `allSettled` round, 4 promises fewer a run start.
+    let only: number | undefined;
+    let count = 0;
+    this.notifiers.forEach((notifier, index) => {
+      if (notifier.runChanged !== undefined) {
+        only = index;
+        count += 1;
+      }
+    });
+    if (count === 0) return Promise.resolve();
+    if (count === 1 && only !== undefined) return this.tellOne(only, change);
+    return this.tellAll(change);
+  }
+
+  private tellOne(index: number, change: RunChange): Promise<void> {
+    const warn = (reason: unknown): void => {
+      this.logger.warn({ run_id: change.run.runId, event_type: change.type, notifier: index, error_type: errorTypeOf(reason) }, 'run notification failed');
+    };
+    try {
+      return Promise.resolve((this.notifiers[index] as Notifier).runChanged?.(change)).then(() => undefined, warn);
+    } catch (error) {
+      warn(error);
+      return Promise.resolve();
+    }
+  }
+
+  private async tellAll(change: RunChange): Promise<void> {
     const settled = await Promise.allSettled(this.notifiers.map(async (notifier) => notifier.runChanged?.(change)));
     settled.forEach((outcome, index) => {
       if (outcome.status === 'rejected') this.logger.warn({ run_id: change.run.runId, event_type: change.type, notifier: index, error_type: errorTypeOf(outcome.reason) }, 'run notification failed');

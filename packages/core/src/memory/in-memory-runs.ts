@@ -236,13 +236,16 @@ export class InMemoryRunQueue implements RunQueue {
   /** @param store - the store the queued runs are recorded in. */
   constructor(readonly store: InMemoryRunStore) {}
 
-  async enqueue(run: Run): Promise<void> {
-    if (this.known.has(run.runId) || this.store.has(run.runId)) return;
-    await this.store.save(run);
+  enqueue(run: Run): Promise<void> {
+    if (this.known.has(run.runId) || this.store.has(run.runId)) return Promise.resolve();
     // Marked only once saved, so that a failed save can be retried with the same id.
-    if (this.known.has(run.runId)) return;
-    this.known.add(run.runId);
-    this.pending.push(run.runId);
+    return this.store.save(run).then(() => this.mark(run.runId));
+  }
+
+  private mark(runId: string): void {
+    if (this.known.has(runId)) return;
+    this.known.add(runId);
+    this.pending.push(runId);
     if (this.waiters.length > 0) this.waiters.splice(0).forEach((wake) => wake());
   }
 

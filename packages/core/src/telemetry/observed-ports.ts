@@ -23,14 +23,16 @@ export class ObservedRateLimitStore implements RateLimitStore {
   ) {}
 
   /** See {@link RateLimitStore.chargeAll}; rejects as `inner` does (then nothing is counted). */
-  async chargeAll(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
-    const charge = await this.inner.chargeAll(rules);
-    for (let i = 0; i < rules.length; i++) {
-      const rule = rules[i] as RateLimitRule;
-      if (charge.charged) this.telemetry.rateLimitDecision(scopeOf(rule), 'allowed');
-      else if ((charge.windows[i]?.count ?? 0) >= rule.limit) this.telemetry.rateLimitDecision(scopeOf(rule), 'refused');
-    }
-    return charge;
+  chargeAll(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
+    // `then`, not an async frame: one promise fewer on every authenticated request.
+    return this.inner.chargeAll(rules).then((charge) => {
+      for (let i = 0; i < rules.length; i++) {
+        const rule = rules[i] as RateLimitRule;
+        if (charge.charged) this.telemetry.rateLimitDecision(scopeOf(rule), 'allowed');
+        else if ((charge.windows[i]?.count ?? 0) >= rule.limit) this.telemetry.rateLimitDecision(scopeOf(rule), 'refused');
+      }
+      return charge;
+    });
   }
 }
 
@@ -42,9 +44,8 @@ export class ObservedRunQueue implements RunQueue {
   ) {}
 
   /** See {@link RunQueue.enqueue}; a rejected enqueue promised nothing and is not counted. */
-  async enqueue(run: Run): Promise<void> {
-    await this.inner.enqueue(run);
-    this.telemetry.runStarted();
+  enqueue(run: Run): Promise<void> {
+    return this.inner.enqueue(run).then(() => this.telemetry.runStarted());
   }
 }
 

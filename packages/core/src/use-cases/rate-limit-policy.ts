@@ -44,12 +44,14 @@ class ChargeOnce implements RequestMeter {
     private readonly principal: Principal,
   ) {}
 
-  async charge(agentId?: string): Promise<DomainError<'rate_limited'> | undefined> {
-    if (this.charged) throw new Error('RequestMeter.charge called twice: a request is charged exactly once');
+  charge(agentId?: string): Promise<DomainError<'rate_limited'> | undefined> {
+    if (this.charged) return Promise.reject(new Error('RequestMeter.charge called twice: a request is charged exactly once'));
     this.charged = true;
-    const decision = await this.policy.decide(this.principal, agentId);
-    this.decision = decision;
-    return decision.allowed ? undefined : rateLimited(decision);
+    // `then`, not an async frame: one promise fewer on every authenticated request.
+    return this.policy.decide(this.principal, agentId).then((decision) => {
+      this.decision = decision;
+      return decision.allowed ? undefined : rateLimited(decision);
+    });
   }
 }
 
@@ -101,10 +103,14 @@ export class RateLimitPolicy {
    * {@link RateLimitPolicy.meterFor}, which guards against a second charge.
    * @throws DependencyUnavailableError when the store is unreachable and has no fallback.
    */
-  async decide(principal: Principal, agentId?: string): Promise<RateLimitDecision> {
-    const rules = rulesFor(principal, this.settings, agentId);
-    const charge = await this.store.chargeAll(rules);
-    return reportedDecision(rules, charge.windows, charge.charged, this.clock.now().getTime());
+  decide(principal: Principal, agentId?: string): Promise<RateLimitDecision> {
+    let rules: ReturnType<typeof rulesFor>;
+    try {
+      rules = rulesFor(principal, this.settings, agentId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.store.chargeAll(rules).then((charge) => reportedDecision(rules, charge.windows, charge.charged, this.clock.now().getTime()));
   }
 }
 

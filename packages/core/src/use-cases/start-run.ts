@@ -121,8 +121,11 @@ export class StartRun {
     const now = this.clock.now();
     const request = requestOf(body.value);
     const runId = this.ids.newId();
-    const files = await this.claimFiles(request, principal.accountId, runId, now);
-    if (files.length > 0) return err(validationFailed(files));
+    // Only a run with files and a file catalog claims any (no promise round otherwise).
+    if (request.kind === 'files' && this.settings.files !== undefined) {
+      const issues = await this.claimFiles(request, this.settings.files, principal.accountId, runId, now);
+      if (issues.length > 0) return err(validationFailed(issues));
+    }
     const run: Run = {
       runId,
       workflowRunId: this.ids.newId(),
@@ -151,9 +154,13 @@ export class StartRun {
    * Checks every file key of `request` and records the run with each file; the issues
    * found (none: all are the caller's `ready` files, now recorded with the run).
    */
-  private async claimFiles(request: RunRequest, accountId: string, runId: string, now: Date): Promise<ValidationIssue[]> {
-    const files = this.settings.files;
-    if (files === undefined || request.kind !== 'files') return [];
+  private async claimFiles(
+    request: Extract<RunRequest, { kind: 'files' }>,
+    files: NonNullable<StartRunSettings['files']>,
+    accountId: string,
+    runId: string,
+    now: Date,
+  ): Promise<ValidationIssue[]> {
     const named = [
       ...request.files.map((file, i) => ({ file, path: `/files/${i}/file_key` })),
       ...request.backgroundFiles.map((file, i) => ({ file, path: `/background_files/${i}/file_key` })),
