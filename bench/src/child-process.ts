@@ -43,6 +43,12 @@ export interface ServerChildOptions {
   readonly stderrFile: string;
   /** Give up when the child does not answer `/livez` within this many milliseconds. */
   readonly deadlineMs?: number;
+  /**
+   * A command the Node process runs under, with its arguments (e.g. `valgrind
+   * --tool=callgrind ...`): spawned as `wrapper[0] ...wrapper[1..] node ...`. It must keep
+   * the process id (valgrind does), which {@link ServerChild.pid} then names.
+   */
+  readonly wrapper?: readonly string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -141,7 +147,9 @@ export async function startServerChild(options: ServerChildOptions): Promise<Ser
   const stdout = options.stdoutFile === undefined ? 'ignore' : openSync(options.stdoutFile, 'w');
   const stderr = openSync(options.stderrFile, 'w');
   const started = performance.now();
-  const child = spawn(process.execPath, [...options.command.execArgv, ...(options.nodeFlags ?? []), options.command.script, ...(options.args ?? [])], {
+  const nodeArgs = [...options.command.execArgv, ...(options.nodeFlags ?? []), options.command.script, ...(options.args ?? [])];
+  const [command, ...wrapperArgs] = options.wrapper ?? [process.execPath];
+  const child = spawn(command ?? process.execPath, options.wrapper === undefined ? nodeArgs : [...wrapperArgs, process.execPath, ...nodeArgs], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', stdout, stderr],

@@ -126,9 +126,10 @@ export interface HttpAnswer {
 
 /**
  * A client that sends `target` over one kept-alive connection, for sequential latency
- * measures; `close()` releases the socket.
+ * measures; an answer that takes longer than `timeoutMs` (milliseconds, default 10 000)
+ * fails the send. `close()` releases the socket.
  */
-export function keptAliveClient(target: LoadRequest): { send(): Promise<HttpAnswer>; close(): void } {
+export function keptAliveClient(target: LoadRequest, timeoutMs = 10_000): { send(): Promise<HttpAnswer>; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(target.url);
   const body = target.body === undefined ? undefined : Buffer.from(target.body);
@@ -136,7 +137,7 @@ export function keptAliveClient(target: LoadRequest): { send(): Promise<HttpAnsw
   return {
     send: () =>
       new Promise<HttpAnswer>((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: target.method, headers, agent, timeout: 10_000 }, (res) => {
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: target.method, headers, agent, timeout: timeoutMs }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));

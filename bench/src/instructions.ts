@@ -1,0 +1,275 @@
+/**
+ * What a run start costs in work rather than time: instructions a request (valgrind's
+ * callgrind) and promises a request (async_hooks), for the API server's run start in
+ * memory and the same-work Koa and Fastify peers. `pnpm bench:instructions`, or
+ * `node bench/dist/instructions.js [--warmup N] [--requests N] [--connections N]
+ * [--only project,koa-peer,fastify-peer]`; prints Markdown on stdout, progress on stderr.
+ *
+ * Why besides `pnpm bench`: a req/s or CPU µs ratio on a 2-core machine moves by ±8 %
+ * between two runs of the same code, more than most single changes to the request path
+ * are worth; an instruction count of the same code over the same requests repeats within
+ * ±0.3 % (measured: 457.8k / 459.2k, and 448.9k / 447.5k after a change), whatever else the
+ * machine is doing, so an A/B of one change reads here. Instructions are not time: cache misses, the kernel's share and the batching of
+ * many connections per event-loop turn are not in them (bench/BENCHMARKS.md compares
+ * both). Each server runs under `valgrind --tool=callgrind --instr-atstart=no`: it starts
+ * and warms up uninstrumented (about 30× faster than instrumented), then `callgrind_control
+ * -i on` counts exactly the measured requests, every thread included.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { apiConfig, benchAccount, peerConfig, type BenchAccount } from './api-config.js';
+import { freePort, startServerChild, type ServerChild } from './child-process.js';
+import { RUN_START_BODY } from './fixtures.js';
+import { keptAliveClient, type LoadRequest } from './load.js';
+import { apiServerMain, benchChild, FROM_SOURCE, REPO_ROOT, type NodeCommand } from './paths.js';
+
+const execFileAsync = promisify(execFile);
+
+/** The servers measured: the project's run start in memory and its same-work peers. */
+export const INSTRUCTION_SERVERS = {
+  project: 'POST /api/v1/agents/{id}/run, in memory, log silent',
+  'koa-peer': 'same-work peer: Koa run start, in memory',
+  'fastify-peer': 'same-work peer: Fastify run start, in memory',
+} as const;
+
+/** Name of a measured server (`--only`). */
+export type InstructionServer = keyof typeof INSTRUCTION_SERVERS;
+
+/** Options of {@link measureInstructions}. */
+export interface InstructionOptions {
+  /** Requests sent before counting (the JIT's tiers settle): default 10 000. */
+  readonly warmupRequests?: number;
+  /**
+   * Requests counted: default 10 000. Fewer let one full garbage collection of the growing
+   * heap (the runs are kept: no worker) weigh on too few requests: 2000 counted gave 590k
+   * and 539k instructions a request (project, Koa peer) where 10 000 gave 385k and 323k.
+   */
+  readonly requests?: number;
+  /** Connections sending at once, each one request at a time: default 1. */
+  readonly connections?: number;
+  /** Default: all of {@link INSTRUCTION_SERVERS}. */
+  readonly only?: readonly InstructionServer[];
+  /** Progress lines; default none. */
+  readonly log?: (line: string) => void;
+}
+
+/** One server's figures. */
+export interface InstructionRow {
+  readonly server: InstructionServer;
+  /** Instructions executed a request (all threads), or why it could not be counted. */
+  readonly instructionsPerRequest: number | { readonly skip: string };
+  /** Promises created a request (a separate run, without valgrind). */
+  readonly promisesPerRequest: number;
+}
+
+/** What {@link measureInstructions} returns. */
+export interface InstructionReport {
+  readonly warmupRequests: number;
+  readonly requests: number;
+  readonly connections: number;
+  readonly node: string;
+  readonly rows: readonly InstructionRow[];
+}
+
+/** The command of one server and the request it answers 202 to. */
+function serverOf(server: InstructionServer, account: BenchAccount, port: number, egressPort: number, work: string): { command: NodeCommand; args: string[]; env: Record<string, string> } {
+  if (server === 'project') {
+    const configFile = join(work, 'project.yaml');
+    writeFileSync(configFile, JSON.stringify(apiConfig({ account, port, egressPort, logLevel: 'silent' })));
+    return { command: apiServerMain(FROM_SOURCE ? 'source' : 'dist'), args: ['--config', configFile], env: { NODE_ENV: 'production' } };
+  }
+  const child = server === 'koa-peer' ? 'peers/koa-run-memory' : 'peers/fastify-run-memory';
+  return { command: benchChild(child), args: [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }))], env: {} };
+}
+
+function runStart(port: number, account: BenchAccount): LoadRequest {
+  return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: RUN_START_BODY };
+}
+
+/**
+ * Sends `total` run starts over `connections` kept-alive connections, each one at a time.
+ * @throws on an answer other than 202.
+ */
+async function send(target: LoadRequest, total: number, connections: number): Promise<void> {
+  // 300 s: under callgrind a full garbage collection of a large heap takes tens of seconds.
+  const clients = Array.from({ length: connections }, () => keptAliveClient(target, 300_000));
+  let left = total;
+  try {
+    await Promise.all(
+      clients.map(async (client) => {
+        while (left > 0) {
+          left -= 1;
+          const answer = await client.send();
+          if (answer.status !== 202) throw new Error(`${target.url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+        }
+      }),
+    );
+  } finally {
+    for (const client of clients) client.close();
+  }
+}
+
+/** Whether `valgrind` and `callgrind_control` can be run here; why not otherwise. */
+async function callgrindMissing(): Promise<string | undefined> {
+  try {
+    await execFileAsync('valgrind', ['--version'], { timeout: 10_000 });
+    await execFileAsync('callgrind_control', ['--version'], { timeout: 10_000 });
+    return undefined;
+  } catch {
+    return 'valgrind (with callgrind_control) is not installed: apt-get install valgrind';
+  }
+}
+
+/** The `totals:` of the callgrind dumps in `dir` (the one `callgrind_control -d` wrote). */
+export function callgrindTotal(dir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith('callgrind.out')) continue;
+    const match = /^totals: (\d+)/mu.exec(readFileSync(join(dir, name), 'utf8'));
+    if (match?.[1] !== undefined) total = Math.max(total, Number(match[1]));
+  }
+  return total;
+}
+
+async function withServer<T>(server: InstructionServer, work: string, extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[] }, body: (child: ServerChild, target: LoadRequest) => Promise<T>): Promise<T> {
+  const account = benchAccount();
+  const port = await freePort();
+  const { command, args, env } = serverOf(server, account, port, await freePort(), work);
+  const child = await startServerChild({
+    command,
+    args,
+    port,
+    env: { ...env, ...extra.env },
+    ...(extra.nodeFlags !== undefined ? { nodeFlags: extra.nodeFlags } : {}),
+    ...(extra.wrapper !== undefined ? { wrapper: extra.wrapper } : {}),
+    stderrFile: join(work, `${server}.stderr`),
+    // Under valgrind the start alone takes 5–10 s here.
+    deadlineMs: extra.wrapper !== undefined ? 120_000 : 20_000,
+  });
+  try {
+    return await body(child, runStart(port, account));
+  } finally {
+    await child.stop(60_000);
+  }
+}
+
+async function countInstructions(server: InstructionServer, work: string, warmup: number, requests: number, connections: number): Promise<number> {
+  const dir = mkdtempSync(join(work, `${server}-callgrind-`));
+  return withServer(server, work, { wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out')}`] }, async (child, target) => {
+    await send(target, warmup, connections);
+    const pid = String(child.pid);
+    await execFileAsync('callgrind_control', ['-i', 'on', pid], { timeout: 60_000 });
+    await send(target, requests, connections);
+    await execFileAsync('callgrind_control', ['-i', 'off', pid], { timeout: 60_000 });
+    await execFileAsync('callgrind_control', ['-d', pid], { timeout: 120_000 });
+    const total = callgrindTotal(dir);
+    if (total === 0) throw new Error(`callgrind wrote no count for ${server} (${readdirSync(dir).join(', ')})`);
+    return total / requests;
+  });
+}
+
+async function countPromises(server: InstructionServer, work: string, warmup: number, requests: number, connections: number): Promise<number> {
+  const file = join(work, `${server}-promises.json`);
+  const hook = FROM_SOURCE ? join(REPO_ROOT, 'bench', 'src', 'children', 'count-promises.ts') : join(REPO_ROOT, 'bench', 'dist', 'children', 'count-promises.js');
+  // The hook counts from request warmup + 2 on: the first request is the start's /livez probe.
+  await withServer(server, work, { nodeFlags: ['--import', hook], env: { SVC_BENCH_PROMISE_FILE: file, SVC_BENCH_PROMISE_WARMUP: String(warmup + 1) } }, async (_child, target) => {
+    await send(target, warmup + requests, connections);
+  });
+  const counted = JSON.parse(readFileSync(file, 'utf8')) as { requests: number; promises: number };
+  if (counted.requests !== requests) throw new Error(`${server}: the promise hook saw ${counted.requests} requests, not ${requests}`);
+  return counted.promises / requests;
+}
+
+/** Counts instructions and promises a run start on each server, one server after another. */
+export async function measureInstructions(options: InstructionOptions = {}): Promise<InstructionReport> {
+  const warmupRequests = options.warmupRequests ?? 10_000;
+  const requests = options.requests ?? 10_000;
+  const connections = options.connections ?? 1;
+  const log = options.log ?? (() => undefined);
+  const work = mkdtempSync(join(tmpdir(), 'svc-bench-instructions-'));
+  const missing = await callgrindMissing();
+  const rows: InstructionRow[] = [];
+  try {
+    for (const server of options.only ?? (Object.keys(INSTRUCTION_SERVERS) as InstructionServer[])) {
+      log(`${server}: promises a request (${warmupRequests} + ${requests} requests)`);
+      const promisesPerRequest = await countPromises(server, work, Math.min(warmupRequests, 2000), requests, connections);
+      let instructionsPerRequest: InstructionRow['instructionsPerRequest'];
+      if (missing !== undefined) {
+        instructionsPerRequest = { skip: missing };
+      } else {
+        log(`${server}: instructions a request under callgrind (${warmupRequests} warm-up + ${requests} counted)`);
+        instructionsPerRequest = await countInstructions(server, work, warmupRequests, requests, connections);
+      }
+      rows.push({ server, instructionsPerRequest, promisesPerRequest });
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return { warmupRequests, requests, connections, node: process.version, rows };
+}
+
+function ratio(project: number | undefined, peer: number | undefined): string {
+  return project === undefined || peer === undefined ? '–' : `${(peer / project).toFixed(2)}×`;
+}
+
+/**
+ * The report as Markdown. "peer ÷ project" reads like `pnpm bench`'s throughput ratios:
+ * below 1 the project does more work for the same answer.
+ */
+export function formatInstructions(report: InstructionReport): string {
+  const counted = (row: InstructionRow | undefined) => (row === undefined || typeof row.instructionsPerRequest !== 'number' ? undefined : row.instructionsPerRequest);
+  const project = report.rows.find((r) => r.server === 'project');
+  const lines = [
+    `${report.requests} run starts counted after ${report.warmupRequests} (promises: after ${Math.min(report.warmupRequests, 2000)}), ${report.connections} connection(s), Node ${report.node}.`,
+    '',
+    '| server | instructions a request | peer ÷ project (instructions) | promises a request | peer ÷ project (promises) |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const row of report.rows) {
+    const n = counted(row);
+    const isPeer = row.server !== 'project';
+    lines.push(
+      `| ${INSTRUCTION_SERVERS[row.server]} | ${n === undefined ? `not counted: ${(row.instructionsPerRequest as { skip: string }).skip}` : Math.round(n).toLocaleString('en-US')} | ${isPeer ? ratio(counted(project), n) : '1.00×'} | ${row.promisesPerRequest.toFixed(1)} | ${isPeer && project !== undefined ? ratio(project.promisesPerRequest, row.promisesPerRequest) : '1.00×'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--') argv.shift();
+  const { values } = parseArgs({ args: argv, options: { warmup: { type: 'string' }, requests: { type: 'string' }, connections: { type: 'string' }, only: { type: 'string', multiple: true } }, strict: true });
+  const whole = (name: string, value: string | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1, got ${value}`);
+    return n;
+  };
+  const only = values.only?.flatMap((o) => o.split(',')).map((o) => o.trim());
+  for (const name of only ?? []) if (!Object.hasOwn(INSTRUCTION_SERVERS, name)) throw new Error(`unknown server ${name}; servers: ${Object.keys(INSTRUCTION_SERVERS).join(', ')}`);
+  const warmupRequests = whole('warmup', values.warmup);
+  const requests = whole('requests', values.requests);
+  const connections = whole('connections', values.connections);
+  const report = await measureInstructions({
+    ...(warmupRequests !== undefined ? { warmupRequests } : {}),
+    ...(requests !== undefined ? { requests } : {}),
+    ...(connections !== undefined ? { connections } : {}),
+    ...(only !== undefined ? { only: only as InstructionServer[] } : {}),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(`${formatInstructions(report)}\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`bench instructions: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
