@@ -8,8 +8,8 @@
  * Why besides `pnpm bench`: a req/s or CPU µs ratio on a 2-core machine moves by ±8 %
  * between two runs of the same code, more than most single changes to the request path
  * are worth; an instruction count of the same code over the same requests repeats within
- * ±0.3 % (measured: 457.8k / 459.2k, and 448.9k / 447.5k after a change), whatever else the
- * machine is doing, so an A/B of one change reads here. Instructions are not time: cache misses, the kernel's share and the batching of
+ * about ±0.3 % (bench/BENCHMARKS.md), whatever else the machine is doing, so an A/B of
+ * one change reads here. Instructions are not time: cache misses, the kernel's share and the batching of
  * many connections per event-loop turn are not in them (bench/BENCHMARKS.md compares
  * both). Each server runs under `valgrind --tool=callgrind --instr-atstart=no`: it starts
  * and warms up uninstrumented (about 30× faster than instrumented), then `callgrind_control
@@ -45,8 +45,8 @@ export interface InstructionOptions {
   readonly warmupRequests?: number;
   /**
    * Requests counted: default 10 000. Fewer let one full garbage collection of the growing
-   * heap (the runs are kept: no worker) weigh on too few requests: 2000 counted gave 590k
-   * and 539k instructions a request (project, Koa peer) where 10 000 gave 385k and 323k.
+   * heap (the runs are kept: no worker) weigh on too few requests: 2000 counted once gave
+   * 590k and 539k instructions a request (project, Koa peer) where 10 000 gave 385k and 323k.
    */
   readonly requests?: number;
   /** Connections sending at once, each one request at a time: default 1. */
@@ -90,27 +90,35 @@ function runStart(port: number, account: BenchAccount): LoadRequest {
   return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: RUN_START_BODY };
 }
 
+type Client = ReturnType<typeof keptAliveClient>;
+
 /**
- * Sends `total` run starts over `connections` kept-alive connections, each one at a time.
+ * `connections` kept-alive connections to `target`, for both the warm-up and the counted
+ * requests: counted on connections of their own, the same run starts took 384k
+ * instructions a request instead of 308k (and the Koa peer's 323k instead of 246k), a
+ * cost of V8 and Node, not of the request path, that a load's long-lived connections do
+ * not pay.
+ */
+function connect(target: LoadRequest, connections: number): Client[] {
+  // 300 s: under callgrind a full garbage collection of a large heap takes tens of seconds.
+  return Array.from({ length: connections }, () => keptAliveClient(target, 300_000));
+}
+
+/**
+ * Sends `total` run starts over `clients`, each one request at a time.
  * @throws on an answer other than 202.
  */
-async function send(target: LoadRequest, total: number, connections: number): Promise<void> {
-  // 300 s: under callgrind a full garbage collection of a large heap takes tens of seconds.
-  const clients = Array.from({ length: connections }, () => keptAliveClient(target, 300_000));
+async function send(target: LoadRequest, clients: readonly Client[], total: number): Promise<void> {
   let left = total;
-  try {
-    await Promise.all(
-      clients.map(async (client) => {
-        while (left > 0) {
-          left -= 1;
-          const answer = await client.send();
-          if (answer.status !== 202) throw new Error(`${target.url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
-        }
-      }),
-    );
-  } finally {
-    for (const client of clients) client.close();
-  }
+  await Promise.all(
+    clients.map(async (client) => {
+      while (left > 0) {
+        left -= 1;
+        const answer = await client.send();
+        if (answer.status !== 202) throw new Error(`${target.url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+      }
+    }),
+  );
 }
 
 /** Whether `valgrind` and `callgrind_control` can be run here; why not otherwise. */
@@ -160,12 +168,17 @@ async function withServer<T>(server: InstructionServer, work: string, extra: { n
 async function countInstructions(server: InstructionServer, work: string, warmup: number, requests: number, connections: number): Promise<number> {
   const dir = mkdtempSync(join(work, `${server}-callgrind-`));
   return withServer(server, work, { wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out')}`] }, async (child, target) => {
-    await send(target, warmup, connections);
-    const pid = String(child.pid);
-    await execFileAsync('callgrind_control', ['-i', 'on', pid], { timeout: 60_000 });
-    await send(target, requests, connections);
-    await execFileAsync('callgrind_control', ['-i', 'off', pid], { timeout: 60_000 });
-    await execFileAsync('callgrind_control', ['-d', pid], { timeout: 120_000 });
+    const clients = connect(target, connections);
+    try {
+      await send(target, clients, warmup);
+      const pid = String(child.pid);
+      await execFileAsync('callgrind_control', ['-i', 'on', pid], { timeout: 60_000 });
+      await send(target, clients, requests);
+      await execFileAsync('callgrind_control', ['-i', 'off', pid], { timeout: 60_000 });
+      await execFileAsync('callgrind_control', ['-d', pid], { timeout: 120_000 });
+    } finally {
+      for (const client of clients) client.close();
+    }
     const total = callgrindTotal(dir);
     if (total === 0) throw new Error(`callgrind wrote no count for ${server} (${readdirSync(dir).join(', ')})`);
     return total / requests;
@@ -177,7 +190,12 @@ async function countPromises(server: InstructionServer, work: string, warmup: nu
   const hook = FROM_SOURCE ? join(REPO_ROOT, 'bench', 'src', 'children', 'count-promises.ts') : join(REPO_ROOT, 'bench', 'dist', 'children', 'count-promises.js');
   // The hook counts from request warmup + 2 on: the first request is the start's /livez probe.
   await withServer(server, work, { nodeFlags: ['--import', hook], env: { SVC_BENCH_PROMISE_FILE: file, SVC_BENCH_PROMISE_WARMUP: String(warmup + 1) } }, async (_child, target) => {
-    await send(target, warmup + requests, connections);
+    const clients = connect(target, connections);
+    try {
+      await send(target, clients, warmup + requests);
+    } finally {
+      for (const client of clients) client.close();
+    }
   });
   const counted = JSON.parse(readFileSync(file, 'utf8')) as { requests: number; promises: number };
   if (counted.requests !== requests) throw new Error(`${server}: the promise hook saw ${counted.requests} requests, not ${requests}`);
