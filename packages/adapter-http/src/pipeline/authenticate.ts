@@ -16,7 +16,7 @@ const WWW_AUTHENTICATE_REALM = 'Bearer realm="svc"';
  * the resource's RFC 9728 metadata (`resource_metadata="…"`, RFC 9728 §5.1).
  * Source: docs/CONTRACT.md "Authentication"; docs/api-spec.md "Authentication".
  */
-export async function authenticate(
+export function authenticate(
   ctx: Context,
   authenticator: Pick<Authenticate, 'execute'>,
   rateLimits: Pick<RateLimitPolicy, 'meterFor'>,
@@ -24,7 +24,18 @@ export async function authenticate(
   resourceMetadataUrl?: string,
 ): Promise<Caller | undefined> {
   const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
-  const result = await authenticator.execute({ apiKeys, authorizations, ...(operation !== undefined ? { operation } : {}) });
+  // A `then`, not an async frame (docs/ARCHITECTURE.md "Style to follow").
+  return authenticator
+    .execute(operation !== undefined ? { apiKeys, authorizations, operation } : { apiKeys, authorizations })
+    .then((result) => callerOf(ctx, rateLimits, result, resourceMetadataUrl));
+}
+
+function callerOf(
+  ctx: Context,
+  rateLimits: Pick<RateLimitPolicy, 'meterFor'>,
+  result: Awaited<ReturnType<Authenticate['execute']>>,
+  resourceMetadataUrl: string | undefined,
+): Caller | undefined {
   if (result.ok) {
     // For the request's log line and span (pipeline/observe-request.ts).
     ctx.state['principal'] = result.value;

@@ -28,15 +28,18 @@ const KEPT_HEADERS = ['Content-Type', 'Location'] as const;
  * @param body - the parsed body the operation's use case receives, fingerprinted as such.
  */
 export function idempotencyStage(claimKey: Pick<ClaimIdempotencyKey, 'execute'>, logger: Logger = silentLogger) {
-  return async (ctx: Context, caller: Caller, body: unknown, operation: () => Promise<void>): Promise<void> => {
-    const lines = ctx.req.headersDistinct['idempotency-key'];
-    // No header: the use case would answer `none`; not calling it spares every plain write
-    // an await and a trace span of its own.
-    if (lines === undefined) return operation();
+  // No header: the use case would answer `none`; not calling it spares every plain write
+  // an await, an async frame and a trace span of its own.
+  return (ctx: Context, caller: Caller, body: unknown, operation: () => Promise<void>): Promise<void> => {
+    const lines = idempotencyKeyLines(ctx.req.rawHeaders);
+    return lines === undefined ? operation() : keyed(ctx, caller, body, operation, lines);
+  };
+
+  async function keyed(ctx: Context, caller: Caller, body: unknown, operation: () => Promise<void>, lines: readonly string[]): Promise<void> {
     const decision = await claimKey.execute({
       principal: caller.principal,
-      key: lines?.[0],
-      repeated: (lines?.length ?? 0) > 1,
+      key: lines[0],
+      repeated: lines.length > 1,
       method: ctx.method,
       path: ctx.path,
       body,
@@ -57,7 +60,21 @@ export function idempotencyStage(claimKey: Pick<ClaimIdempotencyKey, 'execute'>,
     } catch (error) {
       logger.warn({ request_id: ctx.state['requestId'] as string, error_type: errorTypeOf(error) }, 'idempotency answer not kept; the key is held until its lease ends');
     }
-  };
+  }
+}
+
+/**
+ * Every `Idempotency-Key` header line, in order, or `undefined` when there is none: read
+ * from the raw header list, as pipeline/authenticate.ts reads the credentials, because
+ * Node's `headersDistinct` builds an object of every header of the request to give them.
+ */
+function idempotencyKeyLines(rawHeaders: readonly string[]): string[] | undefined {
+  let lines: string[] | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 15 && name.toLowerCase() === 'idempotency-key') (lines ??= []).push(rawHeaders[i + 1] as string);
+  }
+  return lines;
 }
 
 /** Charges the credential's window, then sends `send`'s answer, or 429 over the limit; with the charge's headers either way. */
