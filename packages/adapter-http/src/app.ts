@@ -6,7 +6,6 @@ import { deprecationHeaderList, setHeaders } from './pipeline/deprecation.js';
 import { sendFixed } from './pipeline/fixed-answer.js';
 import { meteredRoute } from './pipeline/rate-limit.js';
 import { CODED_SLACK_BYTES } from './pipeline/json-body.js';
-import { unreadBody } from './pipeline/unread-body.js';
 import { requestContext } from './pipeline/request-context.js';
 import { clientAddressResolver } from './pipeline/client-address.js';
 import { corsStage } from './pipeline/cors.js';
@@ -93,10 +92,10 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
   // Observability and CORS (docs/decisions.md "Observability"): span and metrics outermost.
   const resolveClient = clientAddressResolver(settings.trustedProxies);
   app.use(observeRequest(settings.telemetry, resolveClient));
-  app.use(requestContext(settings.logger ?? silentLogger, accessLogFields(resolveClient)));
+  // It also drops what a handler left of a body (up to the limit and its coded slack).
+  app.use(requestContext(settings.logger ?? silentLogger, accessLogFields(resolveClient), deps.limits.bodyLimitBytes + CODED_SLACK_BYTES));
   const cors = corsStage(settings.corsOrigins);
   if (cors !== undefined) app.use(cors);
-  app.use(unreadBody(deps.limits.bodyLimitBytes + CODED_SLACK_BYTES));
   for (const stage of routeMatching(mounted, otherMethods)) app.use(stage);
   return app;
 }

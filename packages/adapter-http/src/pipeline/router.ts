@@ -1,4 +1,4 @@
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { pathToRegexp } from 'path-to-regexp';
 import { HttpProblem } from '../problem.js';
 import type { RouteMethod } from '../route.js';
@@ -109,18 +109,7 @@ export function routeMatching(routes: readonly MountedRoute[], otherMethods: Oth
       }),
     );
   }
-  const stages: Middleware[] = [];
-  if (fixed.size > 0) {
-    stages.push((ctx: Context, next: Next) => {
-      const method = ctx.method;
-      if (method === 'GET' || method === 'HEAD') {
-        const answer = fixed.get(ctx.path);
-        if (answer !== undefined) return sendFixed(ctx, answer);
-      }
-      return next();
-    });
-  }
-  stages.push((ctx: Context) => {
+  const matchRoute = (ctx: Context): Promise<void> | void => {
     const path = ctx.path;
     const method = ctx.method;
     for (const route of table) {
@@ -139,6 +128,17 @@ export function routeMatching(routes: readonly MountedRoute[], otherMethods: Oth
       return handler !== undefined ? handler(ctx) : route.otherMethod?.(ctx);
     }
     notFound(ctx);
-  });
-  return stages;
+  };
+  if (fixed.size === 0) return [matchRoute];
+  // One Koa layer for both: the fixed answers first, by exact path, then the table.
+  return [
+    (ctx: Context) => {
+      const method = ctx.method;
+      if (method === 'GET' || method === 'HEAD') {
+        const answer = fixed.get(ctx.path);
+        if (answer !== undefined) return sendFixed(ctx, answer);
+      }
+      return matchRoute(ctx);
+    },
+  ];
 }

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Context, Middleware, Next } from 'koa';
 
 /**
  * Longest wait in ms for the rest of a body the answer did not need: a client sending at
@@ -23,28 +22,14 @@ function readToEnd(req: IncomingMessage, ms: number): Promise<void> {
 }
 
 /**
- * Reads the rest of a request body that was answered without being read (a 401 before the
- * body, a 404, a 415) before the answer goes out, when it is at most `limitBytes` long.
- * Closing a connection (HTTP/1.0, `Connection: close`) over request bytes still unread
- * makes the kernel reset it, and the client may lose the answer it was about to read
- * (docs/CONTRACT.md "Request bodies and headers": never a reset). A request whose body was
- * read costs one property check. A longer body is left to Node (it discards what it can).
- */
-export function unreadBody(limitBytes: number): Middleware {
-  return async (ctx: Context, next: Next) => {
-    try {
-      await next();
-    } finally {
-      // Checked here first: a read body (nearly every request) costs no promise round.
-      if (!ctx.req.complete && !ctx.req.destroyed) await discardUnreadBody(ctx.req, limitBytes);
-    }
-  };
-}
-
-/**
  * Reads what is left of `req`'s body, bytes discarded, when its declared length is at most
  * `limitBytes` (a chunked body: bounded by the wait instead), for at most
- * {@link UNREAD_BODY_WAIT_MS}; at once when nothing is left. See {@link unreadBody}.
+ * {@link UNREAD_BODY_WAIT_MS}; at once when nothing is left. For a request answered without
+ * its body being read (a 401 before the body, a 404, a 415), before the answer goes out
+ * (pipeline/request-context.ts): closing a connection (HTTP/1.0, `Connection: close`) over
+ * request bytes still unread makes the kernel reset it, and the client may lose the answer
+ * it was about to read (docs/CONTRACT.md "Request bodies and headers": never a reset). A
+ * longer body is left to Node (it discards what it can).
  */
 export async function discardUnreadBody(req: IncomingMessage, limitBytes: number): Promise<void> {
   if (req.complete || req.destroyed) return;

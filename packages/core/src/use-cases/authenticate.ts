@@ -88,6 +88,8 @@ export type AuthenticateErrorCode =
   | 'unsupported_credential'
   | 'insufficient_scope';
 
+const NO_SCOPES: ReadonlySet<string> = new Set();
+
 // Longer than any credential we mint; hashing megabytes for nothing is a cheap DoS.
 const MAX_CREDENTIAL_LENGTH = 512;
 
@@ -168,7 +170,8 @@ export class Authenticate {
       accountId: stored.accountId,
       credentialId: stored.credentialId,
       kind,
-      scopes: new Set(stored.scopes),
+      // API keys carry no scope: one shared empty set, not a new one a request.
+      scopes: stored.scopes.length === 0 ? NO_SCOPES : new Set(stored.scopes),
       ...(stored.expiresAt !== undefined ? { expiresAt: stored.expiresAt } : {}),
     };
     return ok(principal);
