@@ -8,8 +8,11 @@
  * Why besides `pnpm bench`: a req/s or CPU µs ratio on a 2-core machine moves by ±8 %
  * between two runs of the same code, more than most single changes to the request path
  * are worth; an instruction count of the same code over the same requests repeats within
- * about ±0.3 % (bench/BENCHMARKS.md), whatever else the machine is doing, so an A/B of
- * one change reads here. Instructions are not time: cache misses, the kernel's share and the batching of
+ * about ±0.3 % on a quiet machine (bench/BENCHMARKS.md), so an A/B of one change reads
+ * here. Not on a busy one: the API server's timers (its metrics' event-loop sampling and
+ * the like) work per second, not per request, and a loaded machine slows the instrumented
+ * server, so they weigh on more of its requests (312k instead of 297k a run start with a
+ * test suite on the other core; the peers, without timers, did not move). Instructions are not time: cache misses, the kernel's share and the batching of
  * many connections per event-loop turn are not in them (bench/BENCHMARKS.md compares
  * both). Each server runs under `valgrind --tool=callgrind --instr-atstart=no`: it starts
  * and warms up uninstrumented (about 30× faster than instrumented), then `callgrind_control
