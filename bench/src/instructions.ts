@@ -19,7 +19,7 @@
  * -i on` counts exactly the measured requests, every thread included.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -58,6 +58,12 @@ export interface InstructionOptions {
   readonly only?: readonly InstructionServer[];
   /** Progress lines; default none. */
   readonly log?: (line: string) => void;
+  /**
+   * A folder to keep each server's callgrind dump in, with Node's `--perf-basic-prof` map
+   * of its JIT code (`<server>.callgrind.out`, `<server>.perf.map`), for
+   * `bench/src/callgrind-functions.ts` to name the JavaScript functions; default none.
+   */
+  readonly keepDir?: string;
 }
 
 /** One server's figures. */
@@ -146,6 +152,24 @@ export function callgrindTotal(dir: string): number {
   return total;
 }
 
+/** Copies the largest callgrind dump of `dir` and the perf map of `pid` to `keepDir` (see {@link InstructionOptions.keepDir}). */
+function keepDump(dir: string, keepDir: string, server: InstructionServer, pid: number): void {
+  mkdirSync(keepDir, { recursive: true });
+  let best: { name: string; total: number } | undefined;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith('callgrind.out')) continue;
+    const match = /^totals: (\d+)/mu.exec(readFileSync(join(dir, name), 'utf8'));
+    const total = Number(match?.[1] ?? 0);
+    if (best === undefined || total > best.total) best = { name, total };
+  }
+  if (best !== undefined) copyFileSync(join(dir, best.name), join(keepDir, `${server}.callgrind.out`));
+  const map = `/tmp/perf-${pid}.map`;
+  if (existsSync(map)) {
+    copyFileSync(map, join(keepDir, `${server}.perf.map`));
+    rmSync(map, { force: true });
+  }
+}
+
 async function withServer<T>(server: InstructionServer, work: string, extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[] }, body: (child: ServerChild, target: LoadRequest) => Promise<T>): Promise<T> {
   const account = benchAccount();
   const port = await freePort();
@@ -168,9 +192,13 @@ async function withServer<T>(server: InstructionServer, work: string, extra: { n
   }
 }
 
-async function countInstructions(server: InstructionServer, work: string, warmup: number, requests: number, connections: number): Promise<number> {
+async function countInstructions(server: InstructionServer, work: string, warmup: number, requests: number, connections: number, keepDir: string | undefined): Promise<number> {
   const dir = mkdtempSync(join(work, `${server}-callgrind-`));
-  return withServer(server, work, { wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out')}`] }, async (child, target) => {
+  const wrapper = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out')}`];
+  // --perf-basic-prof: V8 writes /tmp/perf-<pid>.map, the address range of each JIT-compiled function.
+  // It also turns V8's log on: written to the work folder, not as isolate-*.log in the cwd (the repository).
+  const extra = keepDir === undefined ? { wrapper } : { wrapper, nodeFlags: ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`] };
+  return withServer(server, work, extra, async (child, target) => {
     const clients = connect(target, connections);
     try {
       await send(target, clients, warmup);
@@ -184,6 +212,7 @@ async function countInstructions(server: InstructionServer, work: string, warmup
     }
     const total = callgrindTotal(dir);
     if (total === 0) throw new Error(`callgrind wrote no count for ${server} (${readdirSync(dir).join(', ')})`);
+    if (keepDir !== undefined) keepDump(dir, keepDir, server, child.pid);
     return total / requests;
   });
 }
@@ -223,7 +252,7 @@ export async function measureInstructions(options: InstructionOptions = {}): Pro
         instructionsPerRequest = { skip: missing };
       } else {
         log(`${server}: instructions a request under callgrind (${warmupRequests} warm-up + ${requests} counted)`);
-        instructionsPerRequest = await countInstructions(server, work, warmupRequests, requests, connections);
+        instructionsPerRequest = await countInstructions(server, work, warmupRequests, requests, connections, options.keepDir);
       }
       rows.push({ server, instructionsPerRequest, promisesPerRequest });
     }
@@ -263,7 +292,7 @@ export function formatInstructions(report: InstructionReport): string {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--') argv.shift();
-  const { values } = parseArgs({ args: argv, options: { warmup: { type: 'string' }, requests: { type: 'string' }, connections: { type: 'string' }, only: { type: 'string', multiple: true } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { warmup: { type: 'string' }, requests: { type: 'string' }, connections: { type: 'string' }, only: { type: 'string', multiple: true }, keep: { type: 'string' } }, strict: true });
   const whole = (name: string, value: string | undefined): number | undefined => {
     if (value === undefined) return undefined;
     const n = Number(value);
@@ -280,6 +309,7 @@ async function main(): Promise<void> {
     ...(requests !== undefined ? { requests } : {}),
     ...(connections !== undefined ? { connections } : {}),
     ...(only !== undefined ? { only: only as InstructionServer[] } : {}),
+    ...(values.keep !== undefined ? { keepDir: values.keep } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${formatInstructions(report)}\n`);

@@ -32,7 +32,7 @@ export interface Caller {
   readonly principal: Principal;
   readonly meter: RequestMeter;
   /** The request's `X-Request-Id`: a run started by it keeps it (core `StartRunInput.requestId`). */
-  readonly requestId?: string;
+  readonly requestId: string;
 }
 
 /** What the OpenAPI document needs from the app: addresses and the enforced limits. */

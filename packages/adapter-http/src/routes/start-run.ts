@@ -22,7 +22,10 @@ export const startRunRoute: AuthenticatedRoute = {
     return async (ctx, caller) => {
       const body = await jsonBody(ctx, limits.bodyLimitBytes);
       await idempotently(ctx, caller, body, async () => {
-        const result = await startRun.execute({ ...caller, agentId: pathParam(ctx, 'agent_id'), body });
+        // A literal of one shape, not `{ ...caller, … }`: V8 missed its inline caches on that
+        // spread's result at every request (its member definitions and StartRun's reads of
+        // them went to the runtime: ~15k of a run start's ~297k instructions, callgrind).
+        const result = await startRun.execute({ principal: caller.principal, meter: caller.meter, requestId: caller.requestId, agentId: pathParam(ctx, 'agent_id'), body });
         if (result.ok) ctx.res.setHeader('Location', result.value.status_url);
         sendResult(ctx, caller.meter, result, 202);
       });

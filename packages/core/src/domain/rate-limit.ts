@@ -52,8 +52,11 @@ export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
  * @param agentId - the agent whose window also applies; absent for every other request.
  */
 export function rulesFor(principal: Principal, settings: RateLimitSettings, agentId?: string): RateLimitRule[] {
-  const rules: RateLimitRule[] = [{ key: `credential:${principal.accountId}:${principal.credentialId}`, ...settings.credential }];
-  if (agentId !== undefined) rules.push({ key: `agent:${principal.accountId}:${agentId}`, ...settings.agent });
+  // Literals of one shape, not spreads of the settings: a spread's copy cost every
+  // authenticated request ~1k instructions (callgrind, bench/BENCHMARKS.md).
+  const { credential, agent } = settings;
+  const rules: RateLimitRule[] = [{ key: `credential:${principal.accountId}:${principal.credentialId}`, limit: credential.limit, windowSeconds: credential.windowSeconds }];
+  if (agentId !== undefined) rules.push({ key: `agent:${principal.accountId}:${agentId}`, limit: agent.limit, windowSeconds: agent.windowSeconds });
   return rules;
 }
 
@@ -101,15 +104,11 @@ export interface RateLimitDecision {
  */
 export function decide(rule: RateLimitRule, state: WindowState, nowMs: number, allowed: boolean): RateLimitDecision {
   const resetSeconds = Math.max(0, Math.ceil(state.msLeft / 1000));
-  return {
-    allowed,
-    limit: rule.limit,
-    remaining: Math.max(0, rule.limit - state.count),
-    resetSeconds,
-    resetAt: Math.ceil((nowMs + state.msLeft) / 1000),
-    key: rule.key,
-    ...(allowed ? {} : { retryAfterSeconds: Math.max(1, resetSeconds) }),
-  };
+  const remaining = Math.max(0, rule.limit - state.count);
+  const resetAt = Math.ceil((nowMs + state.msLeft) / 1000);
+  // Two literals rather than a conditional spread (a copy on every decision).
+  if (allowed) return { allowed, limit: rule.limit, remaining, resetSeconds, resetAt, key: rule.key };
+  return { allowed, limit: rule.limit, remaining, resetSeconds, resetAt, key: rule.key, retryAfterSeconds: Math.max(1, resetSeconds) };
 }
 
 /**

@@ -61,16 +61,22 @@ export interface StartRunSettings {
   readonly files?: { readonly catalog: FileCatalog; readonly retentionMs: number };
 }
 
+/** A value being built: its optional members are assigned once known (see {@link requestOf}). */
+type Building<T> = { -readonly [K in keyof T]: T[K] };
+
 function requestOf(body: StartRunBody): RunRequest {
   if ('files' in body) {
-    return {
+    // Optional members assigned, not spread in: a conditional spread copies the object
+    // (CopyDataProperties) on every run start.
+    const request: Building<Extract<RunRequest, { kind: 'files' }>> = {
       kind: 'files',
       files: body.files,
       processTogether: body.process_together ?? false,
       backgroundFiles: body.background_files ?? [],
-      ...(body.message !== undefined ? { message: body.message } : {}),
-      ...(body.notification_email !== undefined ? { notificationEmail: body.notification_email } : {}),
     };
+    if (body.message !== undefined) request.message = body.message;
+    if (body.notification_email !== undefined) request.notificationEmail = body.notification_email;
+    return request;
   }
   return { kind: 'message', message: body.message };
 }
@@ -126,7 +132,7 @@ export class StartRun {
       const issues = await this.claimFiles(request, this.settings.files, principal.accountId, runId, now);
       if (issues.length > 0) return err(validationFailed(issues));
     }
-    const run: Run = {
+    const run: Building<Run> = {
       runId,
       workflowRunId: this.ids.newId(),
       agentId: input.agentId,
@@ -136,8 +142,8 @@ export class StartRun {
       updatedAt: now,
       request,
       attempts: 0,
-      ...(input.requestId !== undefined ? { requestId: input.requestId } : {}),
     };
+    if (input.requestId !== undefined) run.requestId = input.requestId;
     await this.queue.enqueue(run);
     // Not awaited: the notifier logs its own failures (core Notifier contract), and the answer does not wait for webhooks.
     this.settings.notifier?.runChanged?.({ type: 'run.queued', at: now, run }).catch(() => undefined);
