@@ -20,7 +20,7 @@ export const cancelRunRoute: AuthenticatedRoute = {
   handler: ({ useCases }) => {
     const cancelRun = useCases.cancelRun;
     return async (ctx, caller) => {
-      sendResult(ctx, caller.meter, await cancelRun.execute({ ...caller, runId: pathParam(ctx, 'run_id') }), 200);
+      sendResult(ctx, caller.meter, await cancelRun.execute({ principal: caller.principal, meter: caller.meter, runId: pathParam(ctx, 'run_id') }), 200);
     };
   },
   openapi: () => ({

@@ -17,7 +17,7 @@ export const completeFileRoute: AuthenticatedRoute = {
   handler: ({ useCases }) => {
     const completeFile = useCases.completeFile;
     return async (ctx, caller) => {
-      sendResult(ctx, caller.meter, await completeFile.execute({ ...caller, fileKey: pathParam(ctx, 'file_key') }), 200);
+      sendResult(ctx, caller.meter, await completeFile.execute({ principal: caller.principal, meter: caller.meter, fileKey: pathParam(ctx, 'file_key') }), 200);
     };
   },
   openapi: () => ({

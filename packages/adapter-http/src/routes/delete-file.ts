@@ -17,7 +17,7 @@ export const deleteFileRoute: AuthenticatedRoute = {
   handler: ({ useCases }) => {
     const deleteFile = useCases.deleteFile;
     return async (ctx, caller) => {
-      sendResultEmpty(ctx, caller.meter, await deleteFile.execute({ ...caller, fileKey: pathParam(ctx, 'file_key') }));
+      sendResultEmpty(ctx, caller.meter, await deleteFile.execute({ principal: caller.principal, meter: caller.meter, fileKey: pathParam(ctx, 'file_key') }));
     };
   },
   openapi: () => ({

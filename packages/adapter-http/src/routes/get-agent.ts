@@ -17,7 +17,7 @@ export const getAgentRoute: AuthenticatedRoute = {
   handler: ({ useCases }) => {
     const getAgent = useCases.getAgent;
     return async (ctx, caller) => {
-      sendResult(ctx, caller.meter, await getAgent.execute({ ...caller, agentId: pathParam(ctx, 'agent_id') }), 200);
+      sendResult(ctx, caller.meter, await getAgent.execute({ principal: caller.principal, meter: caller.meter, agentId: pathParam(ctx, 'agent_id') }), 200);
     };
   },
   openapi: () => ({

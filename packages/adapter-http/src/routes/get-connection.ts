@@ -17,7 +17,7 @@ export const getConnectionRoute: AuthenticatedRoute = {
   handler: ({ useCases }) => {
     const getConnection = useCases.getConnection;
     return async (ctx, caller) => {
-      sendResult(ctx, caller.meter, await getConnection.execute({ ...caller, connectionId: pathParam(ctx, 'connection_id') }), 200);
+      sendResult(ctx, caller.meter, await getConnection.execute({ principal: caller.principal, meter: caller.meter, connectionId: pathParam(ctx, 'connection_id') }), 200);
     };
   },
   openapi: () => ({

@@ -16,7 +16,7 @@ export const getFileRoute: AuthenticatedRoute = {
   handler: ({ useCases }) => {
     const getFile = useCases.getFile;
     return async (ctx, caller) => {
-      sendResult(ctx, caller.meter, await getFile.execute({ ...caller, fileKey: pathParam(ctx, 'file_key') }), 200);
+      sendResult(ctx, caller.meter, await getFile.execute({ principal: caller.principal, meter: caller.meter, fileKey: pathParam(ctx, 'file_key') }), 200);
     };
   },
   openapi: () => ({

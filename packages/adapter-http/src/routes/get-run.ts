@@ -16,7 +16,7 @@ export const getRunRoute: AuthenticatedRoute = {
   handler: ({ useCases }) => {
     const getRun = useCases.getRun;
     return async (ctx, caller) => {
-      sendResult(ctx, caller.meter, await getRun.execute({ ...caller, runId: pathParam(ctx, 'run_id') }), 200);
+      sendResult(ctx, caller.meter, await getRun.execute({ principal: caller.principal, meter: caller.meter, runId: pathParam(ctx, 'run_id') }), 200);
     };
   },
   openapi: () => ({

@@ -25,7 +25,7 @@ export const listAgentsRoute: AuthenticatedRoute = {
         sendError(ctx, params.error);
         return;
       }
-      const result = await listAgents.execute({ ...caller, page: pageQueryOf(params.value) });
+      const result = await listAgents.execute({ principal: caller.principal, meter: caller.meter, page: pageQueryOf(params.value) });
       sendResultAs(ctx, caller.meter, result, 200, (page) => ({ data: page.items, next_cursor: setNextLink(ctx, settings.baseUrl, page.nextCursor) }));
     };
   },

@@ -26,7 +26,7 @@ export const listConnectionsRoute: AuthenticatedRoute = {
         sendError(ctx, params.error);
         return;
       }
-      const result = await listConnections.execute({ ...caller, page: pageQueryOf(params.value) });
+      const result = await listConnections.execute({ principal: caller.principal, meter: caller.meter, page: pageQueryOf(params.value) });
       sendResultAs(ctx, caller.meter, result, 200, (page) => {
         setNextLink(ctx, settings.baseUrl, page.nextCursor);
         return page.items;

@@ -28,7 +28,7 @@ export const listFilesRoute: AuthenticatedRoute = {
         return;
       }
       const { status } = params.value;
-      const result = await listFiles.execute({ ...caller, page: pageQueryOf(params.value), ...(status !== undefined ? { status } : {}) });
+      const result = await listFiles.execute({ principal: caller.principal, meter: caller.meter, page: pageQueryOf(params.value), ...(status !== undefined ? { status } : {}) });
       sendResultAs(ctx, caller.meter, result, 200, (page) => ({ data: page.items, next_cursor: setNextLink(ctx, settings.baseUrl, page.nextCursor) }));
     };
   },

@@ -34,7 +34,8 @@ export const listRunsRoute: AuthenticatedRoute = {
       }
       const { agent_id: agentId, status } = params.value;
       const result = await listRuns.execute({
-        ...caller,
+        principal: caller.principal,
+        meter: caller.meter,
         page: pageQueryOf(params.value),
         ...(agentId !== undefined ? { agentId } : {}),
         ...(status !== undefined ? { status } : {}),

@@ -23,7 +23,7 @@ export const prepareFileRoute: AuthenticatedRoute = {
     return async (ctx, caller) => {
       const body = await jsonBody(ctx, limits.bodyLimitBytes);
       await idempotently(ctx, caller, body, async () => {
-        const result = await prepareFile.execute({ ...caller, body });
+        const result = await prepareFile.execute({ principal: caller.principal, meter: caller.meter, body });
         if (result.ok) ctx.res.setHeader('Location', result.value.location);
         sendResultAs(ctx, caller.meter, result, 201, (prepared) => ({ data: prepared.file }));
       });

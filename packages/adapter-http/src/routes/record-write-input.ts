@@ -14,8 +14,10 @@ import type { EnforcedLimits } from '../settings.js';
  * @throws HttpProblem when the body cannot be read (see `jsonBody`).
  */
 export async function recordWriteInput(ctx: Context, caller: Caller, listener: Listener, limits: EnforcedLimits): Promise<RecordWriteInput & { readonly body: WireBody }> {
+  // The caller's members named, not spread: see routes/start-run.ts.
   return {
-    ...caller,
+    principal: caller.principal,
+    meter: caller.meter,
     connectionId: pathParam(ctx, 'connection_id'),
     body: await jsonBody(ctx, limits.bodyLimitBytes),
     route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },

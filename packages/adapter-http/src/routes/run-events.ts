@@ -50,7 +50,7 @@ export const runEventsRoute: AuthenticatedRoute = {
       const header = requestHeader(ctx, 'last-event-id');
       const lastEventId = header !== undefined && header.length <= MAX_LAST_EVENT_ID_LENGTH ? header.trim() : undefined;
       const runId = pathParam(ctx, 'run_id');
-      const result = await streamRunEvents.execute({ ...caller, runId, ...(lastEventId !== undefined && lastEventId !== '' ? { lastEventId } : {}) });
+      const result = await streamRunEvents.execute({ principal: caller.principal, meter: caller.meter, runId, ...(lastEventId !== undefined && lastEventId !== '' ? { lastEventId } : {}) });
       if (!result.ok) {
         sendResult(ctx, caller.meter, result, 200);
         return;
