@@ -51,6 +51,9 @@ function compilePath(path: string, methods: ReadonlyMap<string, Handler>, otherM
 
 /** As @koa/router decodes a parameter: `decodeURIComponent`, the text as is when it is not valid. */
 function decodeParam(text: string): string {
+  // Without a `%` there is nothing to decode, and decodeURIComponent returns the text as it
+  // is; not calling it spares a run start ~1.9k instructions (callgrind: a C++ builtin).
+  if (!text.includes('%')) return text;
   try {
     return decodeURIComponent(text);
   } catch {
