@@ -87,4 +87,52 @@ describe('adapter-http: compact and pretty-printed bodies are read alike', funct
       expect(JSON.parse(answer.text)).to.include({ code: 'invalid_json' });
     }
   });
+
+  // A body without numbers, escapes or __proto__ takes a path of its own (parsePlain): it
+  // must read exactly as the same data sent with one escape, which the other paths read.
+  describe('bodies without numbers (the plain path)', function () {
+    /** The same JSON text with the member name `entity` escaped: it leaves the plain path. */
+    const escaped = (text: string): string => text.replace('"entity"', '"\\u0065ntity"');
+
+    const plainTexts = [
+      '{"entity":"dbo.orders","values":{"sku":"A-1","note":"x: y, {z} [1]","status":"new"}}',
+      '{ "entity" : "dbo.orders",\n  "values": { "sku": "B-2", "note": null, "status": "new" } }',
+      '{"entity":"dbo.orders","values":{"sku":"A","sku":"A"}}',
+      '{"entity":"dbo.orders","values":{"sku":"A","note":"a","note":"b"}}',
+      '{"entity":"dbo.orders","entity":"dbo.orders","values":{"sku":"C"}}',
+      '{"entity":"dbo.orders","values":{"note":[{"a":"b","a":"b"}]}}',
+      `{"entity":"dbo.orders","values":{"note":${'['.repeat(70)}${']'.repeat(70)}}}`,
+      `{"entity":"dbo.orders","values":{"note":${'['.repeat(60)}${']'.repeat(60)}}}`,
+      '{"entity":"dbo.orders","values":{"note":"a\u0001b"}}',
+      '{"entity":"dbo.orders","values":{"sku":"D","status":true,"note":[]}}',
+      '{"entity":"dbo.orders","values":{"sku":"E",}}',
+      '{"entity":"dbo.orders","values":{"sku":"F" "note":"x"}}',
+    ];
+
+    for (const text of plainTexts) {
+      it(`reads ${JSON.stringify(text.slice(0, 70))}… as it reads the same data with an escape`, async function () {
+        const plain = await outcome(text);
+        const other = await outcome(escaped(text));
+        expect(plain.status).to.equal(other.status);
+        // The escape moves what follows it by five columns on its line; nothing else may differ.
+        const columnless = (body: unknown): string => JSON.stringify(body).replace(/column \d+/gu, 'column N');
+        expect(columnless(plain.body)).to.equal(columnless(other.body));
+        expect(view(plain.command?.values ?? {})).to.deep.equal(view(other.command?.values ?? {}));
+      });
+    }
+
+    it('refuses a member given twice with the same value, even where every other check passes', async function () {
+      const answer = await outcome('{"entity":"dbo.orders","values":{"sku":"A","sku":"A"}}');
+      expect(answer.status).to.equal(400);
+      expect(answer.body).to.include({ code: 'invalid_json' });
+      expect(answer.command).to.equal(undefined);
+    });
+
+    it('writes a member whose string holds colons, digits and minus signs as it was sent', async function () {
+      const answer = await outcome('{"entity":"dbo.orders","values":{"sku":"G-7","note":"a:1, -2: {}[]","status":"new"}}');
+      expect(answer.status).to.equal(201);
+      expect(answer.command?.values).to.deep.include({ sku: 'G-7', note: 'a:1, -2: {}[]', status: 'new' });
+    });
+  });
 });
+
