@@ -19,10 +19,29 @@ export const DEFAULT_RUN_RETENTION_SECONDS = 7 * 24 * 3600;
  */
 export const DEFAULT_IN_MEMORY_MAX_FINISHED_RUNS = 10_000;
 
-/** A run held by {@link InMemoryRunStore}, with the events of its status changes. */
+/**
+ * A run held by {@link InMemoryRunStore}, with the events of its status changes. The first
+ * event is kept as the run it was saved as and its id, and made into a {@link RunEvent}
+ * when read: most held runs (queued, or never watched) never have their events read, and
+ * an event object, its id string and an array cost each ~80 bytes of heap and a few
+ * hundred instructions a run start (bench/BENCHMARKS.md).
+ */
 interface HeldRun {
   run: Run;
-  readonly events: RunEvent[];
+  /** The run as first saved: the first event's `run` (runs are immutable values). */
+  readonly first: Run;
+  /** The first event's id. */
+  readonly firstId: number;
+  /** The events after the first, oldest first; `undefined` until there is one. */
+  later: RunEvent[] | undefined;
+}
+
+/** The events of `held`, oldest first. */
+function eventsOf(held: HeldRun): RunEvent[] {
+  const { first } = held;
+  const events: RunEvent[] = [{ id: String(held.firstId), type: runEventTypeOf(first.status), at: first.updatedAt, run: first }];
+  if (held.later !== undefined) events.push(...held.later);
+  return events;
 }
 
 /** Bounds of an {@link InMemoryRunStore}. */
@@ -113,7 +132,8 @@ export class InMemoryRunStore implements RunStore, RunEventLog {
   /** See {@link RunEventLog.events}; never rejects. */
   events(runId: string, afterId?: string): Promise<readonly RunEvent[]> {
     this.evict();
-    const events = this.byId.get(runId)?.events ?? [];
+    const held = this.byId.get(runId);
+    const events = held === undefined ? [] : eventsOf(held);
     const at = afterId === undefined ? -1 : events.findIndex((e) => e.id === afterId);
     return Promise.resolve(events.slice(at + 1));
   }
@@ -199,13 +219,14 @@ export class InMemoryRunStore implements RunStore, RunEventLog {
 
   private put(run: Run): void {
     this.lastEventId += 1;
-    const event: RunEvent = { id: String(this.lastEventId), type: runEventTypeOf(run.status), at: run.updatedAt, run };
     const held = this.byId.get(run.runId);
     if (held === undefined) {
-      this.byId.set(run.runId, { run, events: [event] });
+      this.byId.set(run.runId, { run, first: run, firstId: this.lastEventId, later: undefined });
     } else {
       held.run = run;
-      held.events.push(event);
+      const event: RunEvent = { id: String(this.lastEventId), type: runEventTypeOf(run.status), at: run.updatedAt, run };
+      if (held.later === undefined) held.later = [event];
+      else held.later.push(event);
     }
     // Re-inserted so that the finishing order stays the map's order.
     this.finished.delete(run.runId);

@@ -6,6 +6,7 @@ import type { Principal } from '../domain/principal.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { Run } from '../domain/run.js';
 import type { RunRequest } from '../domain/run-request.js';
+import type { FileReference } from '../domain/file-reference.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { Clock } from '../ports/clock.js';
 import type { IdGenerator } from '../ports/id-generator.js';
@@ -61,6 +62,9 @@ export interface StartRunSettings {
   readonly files?: { readonly catalog: FileCatalog; readonly retentionMs: number };
 }
 
+/** The background files of a run request that names none: one frozen array for all (16 bytes a held run fewer). */
+const NO_FILES: readonly FileReference[] = Object.freeze([]);
+
 /** A value being built: its optional members are assigned once known (see {@link requestOf}). */
 type Building<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -72,7 +76,7 @@ function requestOf(body: StartRunBody): RunRequest {
       kind: 'files',
       files: body.files,
       processTogether: body.process_together ?? false,
-      backgroundFiles: body.background_files ?? [],
+      backgroundFiles: body.background_files ?? NO_FILES,
     };
     if (body.message !== undefined) request.message = body.message;
     if (body.notification_email !== undefined) request.notificationEmail = body.notification_email;
