@@ -189,10 +189,9 @@ function readRaw(req: IncomingMessage, limitBytes: number, coding: string | unde
   try {
     // Content-Length counts coded bytes: raw-body checks it against the limit before
     // reading only when it is the decoded size too (no coding).
-    return getRawBody(req, {
-      limit: coding === undefined ? limitBytes : limitBytes + CODED_SLACK_BYTES,
-      ...(coding === undefined && declared !== undefined ? { length: declared } : {}),
-    }).then(undefined, failed);
+    // Two literals, not a conditional spread (docs/ARCHITECTURE.md "Style to follow").
+    const options = coding !== undefined ? { limit: limitBytes + CODED_SLACK_BYTES } : declared !== undefined ? { limit: limitBytes, length: declared } : { limit: limitBytes };
+    return getRawBody(req, options).then(undefined, failed);
   } catch (error) {
     return Promise.reject(error).then(undefined, failed);
   }
