@@ -66,11 +66,12 @@ export async function selfCostByFunction(dir: string, server: string): Promise<M
     const match = /^\s*([\d,]+) \([ \d.]+%\)\s+(.*)$/u.exec(line);
     if (match === null || (match[2] as string).includes('PROGRAM TOTALS')) continue;
     const cost = Number((match[1] as string).replaceAll(',', ''));
-    let name = (match[2] as string).replace(/^\?\?\?:/u, '').replace(/ \[[^\]]*\]$/u, '');
+    // Numbered variants of one symbol (a recursion level: `'2`) are one function.
+    let name = (match[2] as string).replace(/^\?\?\?:/u, '').replace(/ \[[^\]]*\]$/u, '').replace(/'\d+$/u, '');
     const address = /^0x([0-9a-f]+)$/u.exec(name);
     if (address !== null) name = nameAt(map, BigInt(`0x${address[1]}`)) ?? 'JIT code not in the perf map';
-    // Numbered variants of one symbol (`'2`) and V8's tier markers are one function.
-    name = name.replace(/'\d+$/u, '').replace(/^JS:[*~^+]?/u, 'JS:');
+    // V8's tier markers (`*` optimised, `~` interpreted, …) name one function too.
+    name = name.replace(/^JS:[*~^+]?/u, 'JS:');
     costs.set(name, (costs.get(name) ?? 0) + cost);
   }
   return costs;

@@ -3,7 +3,9 @@
  * callgrind) and promises a request (async_hooks), for the API server's run start in
  * memory and the same-work Koa and Fastify peers. `pnpm bench:instructions`, or
  * `node bench/dist/instructions.js [--warmup N] [--requests N] [--connections N]
- * [--only project,koa-peer,fastify-peer]`; prints Markdown on stdout, progress on stderr.
+ * [--only project,koa-peer,fastify-peer] [--keep DIR]`; prints Markdown on stdout, progress
+ * on stderr. `--keep DIR` keeps each server's dump and JIT map for
+ * `bench/src/callgrind-functions.ts` (instructions by function).
  *
  * Why besides `pnpm bench`: a req/s or CPU µs ratio on a 2-core machine moves by ±8 %
  * between two runs of the same code, more than most single changes to the request path

@@ -1,18 +1,24 @@
 // Keeps `pnpm bench:instructions` from rotting: the project and the Koa peer, a few requests
 // each (the figures of so short a run are the JIT's compiling, not the request path, so
 // none is asserted beyond being counted); the callgrind dump parser on a written file.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { selfCostByFunction } from '../src/callgrind-functions.js';
 import { callgrindTotal, formatInstructions, measureInstructions, type InstructionReport } from '../src/instructions.js';
 
 describe('bench instructions: a few run starts counted on the project and the Koa peer', function () {
   this.timeout(240_000);
   let report: InstructionReport;
+  const keepDir = mkdtempSync(join(tmpdir(), 'svc-instructions-keep-'));
 
   before(async () => {
-    report = await measureInstructions({ warmupRequests: 30, requests: 20, only: ['project', 'koa-peer'] });
+    report = await measureInstructions({ warmupRequests: 30, requests: 20, only: ['project', 'koa-peer'], keepDir });
+  });
+
+  after(() => {
+    rmSync(keepDir, { recursive: true, force: true });
   });
 
   it('counts the promises of exactly the measured requests on both servers', () => {
@@ -31,6 +37,21 @@ describe('bench instructions: a few run starts counted on the project and the Ko
     }
     const printed = formatInstructions(report);
     expect(printed).to.match(/\| same-work peer: Koa run start, in memory \| ([\d,]+|not counted: .+) \| (\d\.\d\d×|–) \| \d+\.\d \| \d\.\d\d× \|/u);
+  });
+
+  it('keeps each dump with its JIT map, and names its costs by function', async function () {
+    if (typeof report.rows[0]?.instructionsPerRequest !== 'number') this.skip();
+    for (const server of ['project', 'koa-peer']) {
+      expect(existsSync(join(keepDir, `${server}.callgrind.out`)), server).to.equal(true);
+      expect(existsSync(join(keepDir, `${server}.perf.map`)), server).to.equal(true);
+    }
+    const costs = await selfCostByFunction(keepDir, 'project');
+    const names = [...costs.keys()];
+    // V8's builtins by their symbols, the JIT's code through the map: no bare address is left.
+    expect(names.some((n) => n.startsWith('Builtins_'))).to.equal(true);
+    expect(names.filter((n) => /^0x[0-9a-f]+$/u.test(n))).to.deep.equal([]);
+    const total = [...costs.values()].reduce((sum, cost) => sum + cost, 0);
+    expect(total / 20).to.be.closeTo(report.rows[0]?.instructionsPerRequest as number, (report.rows[0]?.instructionsPerRequest as number) * 0.01);
   });
 
   it("reads the totals of callgrind's dump, not of its empty final part", () => {
