@@ -143,28 +143,28 @@ async function callgrindMissing(): Promise<string | undefined> {
   }
 }
 
-/** The `totals:` of the callgrind dumps in `dir` (the one `callgrind_control -d` wrote). */
-export function callgrindTotal(dir: string): number {
-  let total = 0;
+/** The callgrind dump of `dir` with the largest `totals:` (the one `callgrind_control -d` wrote), if any. */
+function largestDump(dir: string): { readonly name: string; readonly total: number } | undefined {
+  let largest: { name: string; total: number } | undefined;
   for (const name of readdirSync(dir)) {
     if (!name.startsWith('callgrind.out')) continue;
     const match = /^totals: (\d+)/mu.exec(readFileSync(join(dir, name), 'utf8'));
-    if (match?.[1] !== undefined) total = Math.max(total, Number(match[1]));
+    const total = Number(match?.[1] ?? 0);
+    if (largest === undefined || total > largest.total) largest = { name, total };
   }
-  return total;
+  return largest;
+}
+
+/** The `totals:` of the callgrind dumps in `dir` (the one `callgrind_control -d` wrote); 0 without one. */
+export function callgrindTotal(dir: string): number {
+  return largestDump(dir)?.total ?? 0;
 }
 
 /** Copies the largest callgrind dump of `dir` and the perf map of `pid` to `keepDir` (see {@link InstructionOptions.keepDir}). */
 function keepDump(dir: string, keepDir: string, server: InstructionServer, pid: number): void {
   mkdirSync(keepDir, { recursive: true });
-  let best: { name: string; total: number } | undefined;
-  for (const name of readdirSync(dir)) {
-    if (!name.startsWith('callgrind.out')) continue;
-    const match = /^totals: (\d+)/mu.exec(readFileSync(join(dir, name), 'utf8'));
-    const total = Number(match?.[1] ?? 0);
-    if (best === undefined || total > best.total) best = { name, total };
-  }
-  if (best !== undefined) copyFileSync(join(dir, best.name), join(keepDir, `${server}.callgrind.out`));
+  const dump = largestDump(dir);
+  if (dump !== undefined) copyFileSync(join(dir, dump.name), join(keepDir, `${server}.callgrind.out`));
   const map = `/tmp/perf-${pid}.map`;
   if (existsSync(map)) {
     copyFileSync(map, join(keepDir, `${server}.perf.map`));

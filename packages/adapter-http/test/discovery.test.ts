@@ -145,6 +145,15 @@ describe('adapter-http: discovery of agents and connections', function () {
     expect(expectData<{ agent_id: string }>(await call(apps.url, 'GET', `/api/v1/agents/${FOREIGN_AGENT_ID}`, { headers: apiKey(SECRETS.keyB) }), 200).agent_id).to.equal(FOREIGN_AGENT_ID);
   });
 
+  it('reads a path parameter percent-decoded, and one without % as sent (the router skips decoding it)', async function () {
+    const id = agentsOfA[0] ?? '';
+    const encoded = [...id].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    expect(expectData<{ agent_id: string }>(await call(apps.url, 'GET', `/api/v1/agents/${encoded}`, { headers: key }), 200).agent_id).to.equal(id);
+    expect(expectData<{ agent_id: string }>(await call(apps.url, 'GET', `/api/v1/agents/${id}`, { headers: key }), 200).agent_id).to.equal(id);
+    // A % that does not decode is kept as sent, as @koa/router kept it: no such agent.
+    expectProblem(await call(apps.url, 'GET', '/api/v1/agents/%zz', { headers: key }), 404, 'not_found');
+  });
+
   it('a bad or repeated limit or cursor answers 400 (validation_failed, or invalid_cursor for a cursor this list did not mint) naming the parameter, charged', async function () {
     for (const list of ['/api/v1/agents', '/api/v1/connections']) {
       for (const [query, parameter, code] of [

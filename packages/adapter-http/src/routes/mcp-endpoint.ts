@@ -75,7 +75,7 @@ export const mcpEndpointRoute: PublicRoute = {
         principal: caller.principal,
         credentials: credentialLines(ctx.req.rawHeaders),
         route: { egressHeader: requestHeader(ctx, 'x-svc-egress') },
-        ...(caller.requestId !== undefined ? { requestId: caller.requestId } : {}),
+        requestId: caller.requestId,
         meter: caller.meter,
         charged: (meter) => {
           if (meter.decision !== undefined && !res.headersSent) setRateLimitHeaders(res, meter.decision);
