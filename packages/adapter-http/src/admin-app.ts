@@ -4,6 +4,7 @@ import { JSON_CONTENT_TYPE, send } from './pipeline/problem-details.js';
 import { readinessHandler } from './pipeline/readiness.js';
 import { requestContext } from './pipeline/request-context.js';
 import { routeMatching, type MountedRoute } from './pipeline/router.js';
+import { pipeline } from './pipeline/stage.js';
 import type { ReadinessCheck } from './settings.js';
 
 /** A metrics scrape: the exposition text and its content type. */
@@ -58,7 +59,6 @@ export function createAdminApp(settings: AdminAppSettings): Koa {
   const app = new Koa();
   app.silent = true;
   // Request ids and the error boundary, without the access log line.
-  app.use(requestContext(silentLogger));
-  for (const stage of routeMatching(routes, 'not_found')) app.use(stage);
+  app.use(pipeline([requestContext(silentLogger)], routeMatching(routes, 'not_found')));
   return app;
 }

@@ -1,7 +1,7 @@
 import { silentLogger } from '@svc/core';
 import Koa, { type Context } from 'koa';
 import { openApiYaml } from './openapi/document.js';
-import { authenticate } from './pipeline/authenticate.js';
+import { authenticated } from './pipeline/authenticate.js';
 import { deprecationHeaderList, setHeaders } from './pipeline/deprecation.js';
 import { sendFixed } from './pipeline/fixed-answer.js';
 import { meteredRoute } from './pipeline/rate-limit.js';
@@ -11,7 +11,8 @@ import { clientAddressResolver } from './pipeline/client-address.js';
 import { corsStage } from './pipeline/cors.js';
 import { accessLogFields, observeRequest } from './pipeline/observe-request.js';
 import { routeMatching, type Handler, type MountedRoute, type OtherMethods } from './pipeline/router.js';
-import type { Listener, RouteDefinition, RouteDeps } from './route.js';
+import { pipeline } from './pipeline/stage.js';
+import type { Caller, Listener, RouteDefinition, RouteDeps } from './route.js';
 import { ROUTES } from './routes/index.js';
 import { enforcedLimits, type HttpAppSettings, type HttpOperation, type HttpUseCases } from './settings.js';
 
@@ -71,10 +72,11 @@ function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, path
     const { authenticate: authenticator, rateLimits } = deps.useCases;
     // A `then`, not an async frame (docs/ARCHITECTURE.md "Style to follow"); a throw here
     // still becomes a rejection in koa-compose.
+    const metered = (ctx: Context, caller: Caller): Promise<void> => meteredRoute(ctx, caller, handle);
     handler = (ctx) => {
       ctx.state['operation'] = operation;
       setHeaders(ctx, deprecation);
-      return authenticate(ctx, authenticator, rateLimits, credential).then((caller) => (caller === undefined ? undefined : meteredRoute(ctx, caller, handle)));
+      return authenticated(ctx, authenticator, rateLimits, credential, metered);
     };
   }
   return { method: route.method, paths, handler };
@@ -89,14 +91,21 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
   }
   const app = new Koa();
   app.silent = true;
-  // Observability and CORS (docs/decisions.md "Observability"): span and metrics outermost.
+  // Observability and CORS (docs/decisions.md "Observability"): span and metrics outermost,
+  // then the request id, access log line and error boundary, which also drops what a handler
+  // left of a body (up to the limit and its coded slack); one Koa layer (pipeline/stage.ts).
   const resolveClient = clientAddressResolver(settings.trustedProxies);
-  app.use(observeRequest(settings.telemetry, resolveClient));
-  // It also drops what a handler left of a body (up to the limit and its coded slack).
-  app.use(requestContext(settings.logger ?? silentLogger, accessLogFields(resolveClient), deps.limits.bodyLimitBytes + CODED_SLACK_BYTES));
   const cors = corsStage(settings.corsOrigins);
-  if (cors !== undefined) app.use(cors);
-  for (const stage of routeMatching(mounted, otherMethods)) app.use(stage);
+  app.use(
+    pipeline(
+      [
+        observeRequest(settings.telemetry, resolveClient),
+        requestContext(settings.logger ?? silentLogger, accessLogFields(resolveClient), deps.limits.bodyLimitBytes + CODED_SLACK_BYTES),
+        ...(cors !== undefined ? [cors] : []),
+      ],
+      routeMatching(mounted, otherMethods),
+    ),
+  );
   return app;
 }
 

@@ -30,6 +30,25 @@ export function authenticate(
     .then((result) => callerOf(ctx, rateLimits, result, resourceMetadataUrl));
 }
 
+/**
+ * {@link authenticate} for a route's operation, then `next` with the caller, in one step
+ * (one promise fewer a request than `authenticate(…).then(…)`); answers and resolves
+ * without calling `next` when the credential is refused. `next` is made once per route.
+ */
+export function authenticated(
+  ctx: Context,
+  authenticator: Pick<Authenticate, 'execute'>,
+  rateLimits: Pick<RateLimitPolicy, 'meterFor'>,
+  operation: OperationId,
+  next: (ctx: Context, caller: Caller) => Promise<void>,
+): Promise<void> {
+  const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
+  return authenticator.execute({ apiKeys, authorizations, operation }).then((result) => {
+    const caller = callerOf(ctx, rateLimits, result, undefined);
+    return caller === undefined ? undefined : next(ctx, caller);
+  });
+}
+
 function callerOf(
   ctx: Context,
   rateLimits: Pick<RateLimitPolicy, 'meterFor'>,

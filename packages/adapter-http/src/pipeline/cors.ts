@@ -1,5 +1,6 @@
 import koaCors from '@koa/cors';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
+import type { Stage } from './stage.js';
 
 /**
  * Response headers a browser client may read (`Access-Control-Expose-Headers`): the
@@ -54,7 +55,7 @@ export const CORS_MAX_AGE_SECONDS = 600;
  * headers on any answer: the default). Source: docs/decisions.md "Observability" (HTTP
  * for real deployments).
  */
-export function corsStage(origins: readonly string[] | undefined): Middleware | undefined {
+export function corsStage(origins: readonly string[] | undefined): Stage | undefined {
   if (origins === undefined || origins.length === 0) return undefined;
   const allowed = new Set(origins.map((o) => o.toLowerCase()));
   const cors = koaCors({
@@ -67,11 +68,11 @@ export function corsStage(origins: readonly string[] | undefined): Middleware | 
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: CORS_MAX_AGE_SECONDS,
   });
-  return async (ctx: Context, next: Next) => {
+  return async (ctx, next) => {
     let passed = false;
     await cors(ctx, () => {
       passed = true;
-      return next();
+      return Promise.resolve(next(ctx));
     });
     // @koa/cors answered a preflight itself, without the router.
     if (!passed) ctx.state['operation'] = 'preflight';

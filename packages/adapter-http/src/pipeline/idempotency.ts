@@ -5,6 +5,12 @@ import type { Caller } from '../route.js';
 import { sendError } from './problem-details.js';
 
 /** Headers of an answer that belong to the operation's answer, kept for replay (not `X-Request-Id`, not the rate-limit headers). */
+/**
+ * What an operation behind {@link idempotencyStage} does with one request: runs its use
+ * case with `input` and sends the answer; made once per route.
+ */
+export type IdempotentOperation<T> = (ctx: Context, caller: Caller, input: T) => Promise<void>;
+
 const KEPT_HEADERS = ['Content-Type', 'Location'] as const;
 
 /**
@@ -25,17 +31,20 @@ const KEPT_HEADERS = ['Content-Type', 'Location'] as const;
  * throws (503: nothing done); lost after the operation answered, the answer is sent anyway
  * (a 503 must not hide a done write) and the claim ends with its lease, logged.
  *
- * @param body - the parsed body the operation's use case receives, fingerprinted as such.
+ * The stage is called as `idempotently(ctx, caller, body, input, operation)`: `body` is the
+ * parsed body the operation's use case receives, fingerprinted as such; `operation` is
+ * made once with the route and called as `operation(ctx, caller, input)` (no closure a
+ * request).
  */
 export function idempotencyStage(claimKey: Pick<ClaimIdempotencyKey, 'execute'>, logger: Logger = silentLogger) {
   // No header: the use case would answer `none`; not calling it spares every plain write
   // an await, an async frame and a trace span of its own.
-  return (ctx: Context, caller: Caller, body: unknown, operation: () => Promise<void>): Promise<void> => {
+  return <T>(ctx: Context, caller: Caller, body: unknown, input: T, operation: IdempotentOperation<T>): Promise<void> => {
     const lines = idempotencyKeyLines(ctx.req.rawHeaders);
-    return lines === undefined ? operation() : keyed(ctx, caller, body, operation, lines);
+    return lines === undefined ? operation(ctx, caller, input) : keyed(ctx, caller, body, input, operation, lines);
   };
 
-  async function keyed(ctx: Context, caller: Caller, body: unknown, operation: () => Promise<void>, lines: readonly string[]): Promise<void> {
+  async function keyed<T>(ctx: Context, caller: Caller, body: unknown, input: T, operation: IdempotentOperation<T>, lines: readonly string[]): Promise<void> {
     const decision = await claimKey.execute({
       principal: caller.principal,
       key: lines[0],
@@ -46,10 +55,10 @@ export function idempotencyStage(claimKey: Pick<ClaimIdempotencyKey, 'execute'>,
     });
     if (!decision.ok) return chargedAnswer(ctx, caller, () => sendError(ctx, decision.error));
     const outcome = decision.value;
-    if (outcome.kind === 'none') return operation();
+    if (outcome.kind === 'none') return operation(ctx, caller, input);
     if (outcome.kind === 'replay') return chargedAnswer(ctx, caller, () => replay(ctx, outcome.answer));
     try {
-      await operation();
+      await operation(ctx, caller, input);
     } catch (error) {
       // The throw (a lost dependency, a bug) answers; the key must not wait for its lease.
       outcome.claim.abandon().catch(() => undefined);

@@ -1,7 +1,8 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { carriesContext, noopTelemetry, type Principal, type Telemetry } from '@svc/core';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import type { ClientAddressResolver } from './client-address.js';
+import type { Stage } from './stage.js';
 
 /** Name of the tracer of `@svc/adapter-http`. */
 export const ADAPTER_HTTP_TRACER_NAME = '@svc/adapter-http';
@@ -33,16 +34,16 @@ export function operationOf(ctx: Context): string {
  * attribute is computed. Duration in seconds, from this stage to the end of the chain.
  * Source: docs/decisions.md "Observability".
  */
-export function observeRequest(telemetry: Telemetry = noopTelemetry, resolveClient?: ClientAddressResolver): Middleware {
+export function observeRequest(telemetry: Telemetry = noopTelemetry, resolveClient?: ClientAddressResolver): Stage {
   const tracer: Tracer = trace.getTracer(ADAPTER_HTTP_TRACER_NAME);
-  return async (ctx: Context, next: Next) => {
+  return async (ctx, next) => {
     const started = performance.now();
     const parent = propagation.extract(ROOT_CONTEXT, ctx.req.headers);
     const span = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
     try {
       // Without an SDK the span is the API's no-op: no context to carry.
-      if (carriesContext(span)) await context.with(trace.setSpan(parent, span), next);
-      else await next();
+      if (carriesContext(span)) await context.with(trace.setSpan(parent, span), next, undefined, ctx);
+      else await next(ctx);
     } finally {
       const operation = operationOf(ctx);
       const status = ctx.status;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DependencyUnavailableError, type Logger } from '@svc/core';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import { HttpProblem } from '../problem.js';
 import { sendProblem } from './problem-details.js';
+import type { Stage } from './stage.js';
 import { discardUnreadBody } from './unread-body.js';
 
 /**
@@ -26,15 +27,15 @@ const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/u;
  * than as a middleware of its own, one Koa layer fewer on every request).
  * Source: docs/CONTRACT.md "Envelope and errors".
  */
-export function requestContext(logger: Logger, logFields?: (ctx: Context) => Record<string, unknown>, unreadBodyLimitBytes?: number): Middleware {
-  return async (ctx: Context, next: Next) => {
+export function requestContext(logger: Logger, logFields?: (ctx: Context) => Record<string, unknown>, unreadBodyLimitBytes?: number): Stage {
+  return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.request.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state['requestId'] = requestId;
     ctx.res.setHeader('X-Request-Id', requestId);
     try {
-      await next();
+      await next(ctx);
     } catch (error) {
       if (error instanceof HttpProblem) {
         for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);

@@ -1,9 +1,10 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { pathToRegexp } from 'path-to-regexp';
 import { HttpProblem } from '../problem.js';
 import type { RouteMethod } from '../route.js';
 import { sendFixed, type FixedAnswer } from './fixed-answer.js';
 import { sendProblem } from './problem-details.js';
+import type { NextStage } from './stage.js';
 
 /** A route's handler on one listener, built once. */
 export type Handler = (ctx: Context) => Promise<void> | void;
@@ -63,7 +64,7 @@ function decodeParam(text: string): string {
 
 /**
  * Route and method matching, decided here only, from one route list: returns the
- * middleware of a listener. Paths match as @koa/router 15 matched them, with the same
+ * last stage of a listener's pipeline (`pipeline/stage.ts`). Paths match as @koa/router 15 matched them, with the same
  * path-to-regexp expressions (case-insensitive, an optional trailing slash), tried in the
  * order the routes list them, and the first match wins; its parameters are
  * percent-decoded as @koa/router decoded them (an empty one is left out, one that does
@@ -79,7 +80,7 @@ function decodeParam(text: string): string {
  * against 12.7 µs for the handler it ran (inclusive times, bench profile of the run
  * start in memory); this loop tests the expressions once, in order, until one matches.
  */
-export function routeMatching(routes: readonly MountedRoute[], otherMethods: OtherMethods): Middleware[] {
+export function routeMatching(routes: readonly MountedRoute[], otherMethods: OtherMethods): NextStage {
   const byPath = new Map<string, Map<string, Handler>>();
   const fixed = new Map<string, FixedAnswer>();
   for (const route of routes) {
@@ -132,16 +133,14 @@ export function routeMatching(routes: readonly MountedRoute[], otherMethods: Oth
     }
     notFound(ctx);
   };
-  if (fixed.size === 0) return [matchRoute];
-  // One Koa layer for both: the fixed answers first, by exact path, then the table.
-  return [
-    (ctx: Context) => {
-      const method = ctx.method;
-      if (method === 'GET' || method === 'HEAD') {
-        const answer = fixed.get(ctx.path);
-        if (answer !== undefined) return sendFixed(ctx, answer);
-      }
-      return matchRoute(ctx);
-    },
-  ];
+  if (fixed.size === 0) return matchRoute;
+  // One stage for both: the fixed answers first, by exact path, then the table.
+  return (ctx: Context) => {
+    const method = ctx.method;
+    if (method === 'GET' || method === 'HEAD') {
+      const answer = fixed.get(ctx.path);
+      if (answer !== undefined) return sendFixed(ctx, answer);
+    }
+    return matchRoute(ctx);
+  };
 }

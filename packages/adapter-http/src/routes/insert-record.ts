@@ -1,8 +1,9 @@
 import { apiKeyOnly, jsonRequestBody, jsonResponse, replayableHeaders, rowWriteErrors } from '../openapi/components.js';
 import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
-import type { AuthenticatedRoute } from '../route.js';
-import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
+import type { Context } from 'koa';
+import type { AuthenticatedRoute, Caller } from '../route.js';
+import { recordWriteInput, recordWriteParameters, type RowWriteRequest } from './record-write-input.js';
 
 /**
  * `POST /api/v1/connections/{connection_id}/records` (and `POST /v1/connections/{connection_id}/records`
@@ -19,10 +20,8 @@ export const insertRecordRoute: AuthenticatedRoute = {
   handler: ({ useCases, limits, settings }, listener) => {
     const insertRecord = useCases.insertRecord;
     const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
-    return async (ctx, caller) => {
-      const input = await recordWriteInput(ctx, caller, listener, limits);
-      await idempotently(ctx, caller, input.body, async () => sendResult(ctx, caller.meter, await insertRecord.execute(input), 201));
-    };
+    const write = (ctx: Context, caller: Caller, input: RowWriteRequest): Promise<void> => insertRecord.execute(input).then((result) => sendResult(ctx, caller.meter, result, 201));
+    return (ctx, caller) => recordWriteInput(ctx, caller, listener, limits).then((input) => idempotently(ctx, caller, input.body, input, write));
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'insertRecordViaEgress' : 'insertRecord',

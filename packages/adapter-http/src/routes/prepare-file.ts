@@ -2,7 +2,9 @@ import { apiKeyOrToken, contentEncodingParameter, errorResponses, idempotencyKey
 import { idempotencyStage } from '../pipeline/idempotency.js';
 import { jsonBody } from '../pipeline/json-body.js';
 import { sendResultAs } from '../pipeline/rate-limit.js';
-import type { AuthenticatedRoute } from '../route.js';
+import type { WireBody } from '@svc/core';
+import type { Context } from 'koa';
+import type { AuthenticatedRoute, Caller } from '../route.js';
 import { PREPARED_FILE_EXAMPLE } from './file-examples.js';
 
 /**
@@ -20,13 +22,14 @@ export const prepareFileRoute: AuthenticatedRoute = {
   handler: ({ useCases, limits, settings }) => {
     const prepareFile = useCases.prepareFile;
     const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
+    const prepare = async (ctx: Context, caller: Caller, body: WireBody): Promise<void> => {
+      const result = await prepareFile.execute({ principal: caller.principal, meter: caller.meter, body });
+      if (result.ok) ctx.res.setHeader('Location', result.value.location);
+      sendResultAs(ctx, caller.meter, result, 201, (prepared) => ({ data: prepared.file }));
+    };
     return async (ctx, caller) => {
       const body = await jsonBody(ctx, limits.bodyLimitBytes);
-      await idempotently(ctx, caller, body, async () => {
-        const result = await prepareFile.execute({ principal: caller.principal, meter: caller.meter, body });
-        if (result.ok) ctx.res.setHeader('Location', result.value.location);
-        sendResultAs(ctx, caller.meter, result, 201, (prepared) => ({ data: prepared.file }));
-      });
+      await idempotently(ctx, caller, body, body, prepare);
     };
   },
   openapi: ({ limits }) => ({

@@ -5,6 +5,9 @@ import { jsonBody } from '../pipeline/json-body.js';
 import { pathParam, requestHeader, type Caller, type Listener } from '../route.js';
 import type { EnforcedLimits } from '../settings.js';
 
+/** A row write's input as read from its request: the body as sent, for the core to validate. */
+export type RowWriteRequest = RecordWriteInput & { readonly body: WireBody };
+
 /**
  * The input of a row write (insert or update) from its request: the caller, the
  * `connection_id` path parameter, the JSON body held to `limits.bodyLimitBytes`, and the
@@ -13,15 +16,15 @@ import type { EnforcedLimits } from '../settings.js';
  *
  * @throws HttpProblem when the body cannot be read (see `jsonBody`).
  */
-export async function recordWriteInput(ctx: Context, caller: Caller, listener: Listener, limits: EnforcedLimits): Promise<RecordWriteInput & { readonly body: WireBody }> {
-  // The caller's members named, not spread: see routes/start-run.ts.
-  return {
+export function recordWriteInput(ctx: Context, caller: Caller, listener: Listener, limits: EnforcedLimits): Promise<RowWriteRequest> {
+  // The caller's members named, not spread: see routes/start-run.ts. A `then`, not an async frame.
+  return jsonBody(ctx, limits.bodyLimitBytes).then((body) => ({
     principal: caller.principal,
     meter: caller.meter,
     connectionId: pathParam(ctx, 'connection_id'),
-    body: await jsonBody(ctx, limits.bodyLimitBytes),
+    body,
     route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
-  };
+  }));
 }
 
 const EGRESS_DESCRIPTION = '`true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route.';

@@ -1,9 +1,10 @@
-import { MAX_BACKGROUND_FILES_PER_RUN, MAX_FILES_PER_RUN } from '@svc/core';
+import { MAX_BACKGROUND_FILES_PER_RUN, MAX_FILES_PER_RUN, type WireBody } from '@svc/core';
 import { apiKeyOrToken, contentEncodingParameter, idempotencyKeyParameter, replayableHeaders, errorResponses, headerRef, jsonRequestBody, jsonResponse, responseRef } from '../openapi/components.js';
 import { jsonBody } from '../pipeline/json-body.js';
 import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
-import { pathParam, type AuthenticatedRoute } from '../route.js';
+import type { Context } from 'koa';
+import { pathParam, type AuthenticatedRoute, type Caller } from '../route.js';
 
 /**
  * `POST /api/v1/agents/{agent_id}/run`: start an asynchronous run → 202
@@ -19,17 +20,17 @@ export const startRunRoute: AuthenticatedRoute = {
   handler: ({ useCases, limits, settings }) => {
     const startRun = useCases.startRun;
     const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
-    return async (ctx, caller) => {
-      const body = await jsonBody(ctx, limits.bodyLimitBytes);
-      await idempotently(ctx, caller, body, async () => {
-        // A literal of one shape, not `{ ...caller, … }`: V8 missed its inline caches on that
-        // spread's result at every request (its member definitions and StartRun's reads of
-        // them went to the runtime: ~15k of a run start's ~297k instructions, callgrind).
-        const result = await startRun.execute({ principal: caller.principal, meter: caller.meter, requestId: caller.requestId, agentId: pathParam(ctx, 'agent_id'), body });
+    const start = (ctx: Context, caller: Caller, body: WireBody): Promise<void> =>
+      // A literal of one shape, not `{ ...caller, … }`: V8 missed its inline caches on that
+      // spread's result at every request (its member definitions and StartRun's reads of
+      // them went to the runtime: ~15k of a run start's ~297k instructions, callgrind).
+      startRun.execute({ principal: caller.principal, meter: caller.meter, requestId: caller.requestId, agentId: pathParam(ctx, 'agent_id'), body }).then((result) => {
         if (result.ok) ctx.res.setHeader('Location', result.value.status_url);
         sendResult(ctx, caller.meter, result, 202);
       });
-    };
+    // `then`s made once, not async frames (docs/ARCHITECTURE.md "Style to follow"): 3
+    // promises and 2 frames fewer a run start than `await`ing each step.
+    return (ctx, caller) => jsonBody(ctx, limits.bodyLimitBytes).then((body) => idempotently(ctx, caller, body, body, start));
   },
   openapi: ({ limits }) => ({
     operationId: 'startRun',

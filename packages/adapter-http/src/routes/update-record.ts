@@ -1,8 +1,9 @@
 import { apiKeyOnly, jsonRequestBody, jsonResponse, replayableHeaders, responseRef, rowWriteErrors } from '../openapi/components.js';
 import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
-import type { AuthenticatedRoute } from '../route.js';
-import { recordWriteInput, recordWriteParameters } from './record-write-input.js';
+import type { Context } from 'koa';
+import type { AuthenticatedRoute, Caller } from '../route.js';
+import { recordWriteInput, recordWriteParameters, type RowWriteRequest } from './record-write-input.js';
 
 /**
  * `PATCH /api/v1/connections/{connection_id}/records` (and `PATCH /v1/connections/{connection_id}/records`
@@ -20,10 +21,8 @@ export const updateRecordRoute: AuthenticatedRoute = {
   handler: ({ useCases, limits, settings }, listener) => {
     const updateRecord = useCases.updateRecord;
     const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
-    return async (ctx, caller) => {
-      const input = await recordWriteInput(ctx, caller, listener, limits);
-      await idempotently(ctx, caller, input.body, async () => sendResult(ctx, caller.meter, await updateRecord.execute(input), 200));
-    };
+    const write = (ctx: Context, caller: Caller, input: RowWriteRequest): Promise<void> => updateRecord.execute(input).then((result) => sendResult(ctx, caller.meter, result, 200));
+    return (ctx, caller) => recordWriteInput(ctx, caller, listener, limits).then((input) => idempotently(ctx, caller, input.body, input, write));
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'updateRecordViaEgress' : 'updateRecord',
