@@ -1,6 +1,7 @@
 /**
  * What a run start costs in work rather than time: instructions a request (valgrind's
- * callgrind) and promises a request (async_hooks), for the API server's run start in
+ * callgrind), promises a request (async_hooks) and bytes the heap allocated a request (V8's
+ * `--trace-gc-nvp`, `children/count-allocation.ts`), for the API server's run start in
  * memory and the same-work Koa and Fastify peers. `pnpm bench:instructions`, or
  * `node bench/dist/instructions.js [--warmup N] [--requests N] [--connections N]
  * [--only project,koa-peer,fastify-peer] [--keep DIR]`; prints Markdown on stdout, progress
@@ -75,6 +76,12 @@ export interface InstructionRow {
   readonly instructionsPerRequest: number | { readonly skip: string };
   /** Promises created a request (a separate run, without valgrind). */
   readonly promisesPerRequest: number;
+  /**
+   * Bytes the heap allocated a request (a separate run, neither hooked nor under valgrind:
+   * V8's `--trace-gc-nvp`, see {@link allocatedBytes}); `undefined` when fewer than two
+   * collections fell among the counted requests (too few requests to tell).
+   */
+  readonly bytesAllocatedPerRequest: number | undefined;
 }
 
 /** What {@link measureInstructions} returns. */
@@ -172,7 +179,7 @@ function keepDump(dir: string, keepDir: string, server: InstructionServer, pid: 
   }
 }
 
-async function withServer<T>(server: InstructionServer, work: string, extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[] }, body: (child: ServerChild, target: LoadRequest) => Promise<T>): Promise<T> {
+async function withServer<T>(server: InstructionServer, work: string, extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[]; stdoutFile?: string }, body: (child: ServerChild, target: LoadRequest) => Promise<T>): Promise<T> {
   const account = benchAccount();
   const port = await freePort();
   const { command, args, env } = serverOf(server, account, port, await freePort(), work);
@@ -183,6 +190,7 @@ async function withServer<T>(server: InstructionServer, work: string, extra: { n
     env: { ...env, ...extra.env },
     ...(extra.nodeFlags !== undefined ? { nodeFlags: extra.nodeFlags } : {}),
     ...(extra.wrapper !== undefined ? { wrapper: extra.wrapper } : {}),
+    ...(extra.stdoutFile !== undefined ? { stdoutFile: extra.stdoutFile } : {}),
     stderrFile: join(work, `${server}.stderr`),
     // Under valgrind the start alone takes 5–10 s here.
     deadlineMs: extra.wrapper !== undefined ? 120_000 : 20_000,
@@ -236,7 +244,40 @@ async function countPromises(server: InstructionServer, work: string, warmup: nu
   return counted.promises / requests;
 }
 
-/** Counts instructions and promises a run start on each server, one server after another. */
+/**
+ * The bytes allocated and the number of collections in V8's `--trace-gc-nvp` output
+ * `text`: the sum of each collection line's `allocated=` (bytes allocated in every space
+ * since the previous collection).
+ */
+export function allocatedBytes(text: string): { readonly bytes: number; readonly collections: number } {
+  let bytes = 0;
+  let collections = 0;
+  for (const match of text.matchAll(/\ballocated=(\d+)/gu)) {
+    bytes += Number(match[1]);
+    collections += 1;
+  }
+  return { bytes, collections };
+}
+
+async function countAllocation(server: InstructionServer, work: string, warmup: number, requests: number, connections: number): Promise<number | undefined> {
+  const stdoutFile = join(work, `${server}-gc.log`);
+  const hook = FROM_SOURCE ? join(REPO_ROOT, 'bench', 'src', 'children', 'count-allocation.ts') : join(REPO_ROOT, 'bench', 'dist', 'children', 'count-allocation.js');
+  // Request 1 is the start's /livez probe; the counted run starts are requests warmup + 2 to
+  // warmup + requests + 1, and one more run start turns the trace off.
+  const env = { SVC_BENCH_ALLOCATION_FROM: String(warmup + 2), SVC_BENCH_ALLOCATION_TO: String(warmup + requests + 2) };
+  await withServer(server, work, { nodeFlags: ['--import', hook], env, stdoutFile }, async (_child, target) => {
+    const clients = connect(target, connections);
+    try {
+      await send(target, clients, warmup + requests + 1);
+    } finally {
+      for (const client of clients) client.close();
+    }
+  });
+  const { bytes, collections } = allocatedBytes(readFileSync(stdoutFile, 'utf8'));
+  return collections < 2 ? undefined : bytes / requests;
+}
+
+/** Counts instructions, promises and allocated bytes a run start on each server, one server after another. */
 export async function measureInstructions(options: InstructionOptions = {}): Promise<InstructionReport> {
   const warmupRequests = options.warmupRequests ?? 10_000;
   const requests = options.requests ?? 10_000;
@@ -249,6 +290,8 @@ export async function measureInstructions(options: InstructionOptions = {}): Pro
     for (const server of options.only ?? (Object.keys(INSTRUCTION_SERVERS) as InstructionServer[])) {
       log(`${server}: promises a request (${warmupRequests} + ${requests} requests)`);
       const promisesPerRequest = await countPromises(server, work, Math.min(warmupRequests, 2000), requests, connections);
+      log(`${server}: bytes allocated a request (${warmupRequests} + ${requests} requests)`);
+      const bytesAllocatedPerRequest = await countAllocation(server, work, warmupRequests, requests, connections);
       let instructionsPerRequest: InstructionRow['instructionsPerRequest'];
       if (missing !== undefined) {
         instructionsPerRequest = { skip: missing };
@@ -256,7 +299,7 @@ export async function measureInstructions(options: InstructionOptions = {}): Pro
         log(`${server}: instructions a request under callgrind (${warmupRequests} warm-up + ${requests} counted)`);
         instructionsPerRequest = await countInstructions(server, work, warmupRequests, requests, connections, options.keepDir);
       }
-      rows.push({ server, instructionsPerRequest, promisesPerRequest });
+      rows.push({ server, instructionsPerRequest, promisesPerRequest, bytesAllocatedPerRequest });
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -278,14 +321,14 @@ export function formatInstructions(report: InstructionReport): string {
   const lines = [
     `${report.requests} run starts counted after ${report.warmupRequests} (promises: after ${Math.min(report.warmupRequests, 2000)}), ${report.connections} connection(s), Node ${report.node}.`,
     '',
-    '| server | instructions a request | peer ÷ project (instructions) | promises a request | peer ÷ project (promises) |',
-    '|---|---:|---:|---:|---:|',
+    '| server | instructions a request | peer ÷ project (instructions) | promises a request | peer ÷ project (promises) | KiB allocated a request | peer ÷ project (allocated) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of report.rows) {
     const n = counted(row);
     const isPeer = row.server !== 'project';
     lines.push(
-      `| ${INSTRUCTION_SERVERS[row.server]} | ${n === undefined ? `not counted: ${(row.instructionsPerRequest as { skip: string }).skip}` : Math.round(n).toLocaleString('en-US')} | ${isPeer ? ratio(counted(project), n) : '1.00×'} | ${row.promisesPerRequest.toFixed(1)} | ${isPeer && project !== undefined ? ratio(project.promisesPerRequest, row.promisesPerRequest) : '1.00×'} |`,
+      `| ${INSTRUCTION_SERVERS[row.server]} | ${n === undefined ? `not counted: ${(row.instructionsPerRequest as { skip: string }).skip}` : Math.round(n).toLocaleString('en-US')} | ${isPeer ? ratio(counted(project), n) : '1.00×'} | ${row.promisesPerRequest.toFixed(1)} | ${isPeer && project !== undefined ? ratio(project.promisesPerRequest, row.promisesPerRequest) : '1.00×'} | ${row.bytesAllocatedPerRequest === undefined ? '– (no collection among the counted requests)' : (row.bytesAllocatedPerRequest / 1024).toFixed(1)} | ${isPeer ? ratio(project?.bytesAllocatedPerRequest, row.bytesAllocatedPerRequest) : '1.00×'} |`,
     );
   }
   return lines.join('\n');

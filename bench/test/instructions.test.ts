@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { selfCostByFunction } from '../src/callgrind-functions.js';
-import { callgrindTotal, formatInstructions, measureInstructions, type InstructionReport } from '../src/instructions.js';
+import { allocatedBytes, callgrindTotal, formatInstructions, measureInstructions, type InstructionReport } from '../src/instructions.js';
 
 describe('bench instructions: a few run starts counted on the project and the Koa peer', function () {
   this.timeout(240_000);
@@ -36,7 +36,7 @@ describe('bench instructions: a few run starts counted on the project and the Ko
       else expect(n.skip).to.match(/valgrind/u);
     }
     const printed = formatInstructions(report);
-    expect(printed).to.match(/\| same-work peer: Koa run start, in memory \| ([\d,]+|not counted: .+) \| (\d\.\d\d×|–) \| \d+\.\d \| \d\.\d\d× \|/u);
+    expect(printed).to.match(/\| same-work peer: Koa run start, in memory \| ([\d,]+|not counted: .+) \| (\d\.\d\d×|–) \| \d+\.\d \| \d\.\d\d× \| (\d+\.\d|– \(.+\)) \| (\d\.\d\d×|–) \|/u);
   });
 
   it('keeps each dump with its JIT map, and names its costs by function', async function () {
@@ -52,6 +52,18 @@ describe('bench instructions: a few run starts counted on the project and the Ko
     expect(names.filter((n) => /^0x[0-9a-f]+$/u.test(n))).to.deep.equal([]);
     const total = [...costs.values()].reduce((sum, cost) => sum + cost, 0);
     expect(total / 20).to.be.closeTo(report.rows[0]?.instructionsPerRequest as number, (report.rows[0]?.instructionsPerRequest as number) * 0.01);
+  });
+
+  it('counts bytes allocated a request, or says the run was too short to tell', () => {
+    // 20 run starts may fall between two collections; when counted, a run start allocates
+    // kilobytes (its request, body, answer and run), never a few bytes.
+    for (const row of report.rows) if (row.bytesAllocatedPerRequest !== undefined) expect(row.bytesAllocatedPerRequest, row.server).to.be.greaterThan(1024);
+  });
+
+  it("sums the collector's allocated bytes over its --trace-gc-nvp lines", () => {
+    const line = (allocated: number) => `[1:0x1]  5 ms: pause=0.5 mutator=1.0 gc=s reduce_memory=0 allocated=${allocated} promoted=10 semi_space_copied=20`;
+    expect(allocatedBytes([line(1000), 'not a collection line', line(2500), ''].join('\n'))).to.deep.equal({ bytes: 3500, collections: 2 });
+    expect(allocatedBytes('')).to.deep.equal({ bytes: 0, collections: 0 });
   });
 
   it("reads the totals of callgrind's dump, not of its empty final part", () => {
