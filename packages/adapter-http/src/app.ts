@@ -9,7 +9,7 @@ import { CODED_SLACK_BYTES } from './pipeline/json-body.js';
 import { requestContext } from './pipeline/request-context.js';
 import { clientAddressResolver } from './pipeline/client-address.js';
 import { corsStage } from './pipeline/cors.js';
-import { accessLogFields, observeRequest } from './pipeline/observe-request.js';
+import { accessLogFields, requestObserver } from './pipeline/observe-request.js';
 import { routeMatching, type Handler, type MountedRoute, type OtherMethods } from './pipeline/router.js';
 import { pipeline } from './pipeline/stage.js';
 import type { Caller, Listener, RouteDefinition, RouteDeps } from './route.js';
@@ -91,16 +91,20 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
   }
   const app = new Koa();
   app.silent = true;
-  // Observability and CORS (docs/decisions.md "Observability"): span and metrics outermost,
-  // then the request id, access log line and error boundary, which also drops what a handler
-  // left of a body (up to the limit and its coded slack); one Koa layer (pipeline/stage.ts).
+  // Observability and CORS (docs/decisions.md "Observability"): the request context stage
+  // runs the span and metrics around its request id, access log line and error boundary,
+  // and drops what a handler left of a body (up to the limit and its coded slack); then
+  // CORS and routing, all one Koa layer (pipeline/stage.ts).
   const resolveClient = clientAddressResolver(settings.trustedProxies);
   const cors = corsStage(settings.corsOrigins);
   app.use(
     pipeline(
       [
-        observeRequest(settings.telemetry, resolveClient),
-        requestContext(settings.logger ?? silentLogger, accessLogFields(resolveClient), deps.limits.bodyLimitBytes + CODED_SLACK_BYTES),
+        requestContext(settings.logger ?? silentLogger, {
+          logFields: accessLogFields(resolveClient),
+          unreadBodyLimitBytes: deps.limits.bodyLimitBytes + CODED_SLACK_BYTES,
+          observer: requestObserver(settings.telemetry, resolveClient),
+        }),
         ...(cors !== undefined ? [cors] : []),
       ],
       routeMatching(mounted, otherMethods),
