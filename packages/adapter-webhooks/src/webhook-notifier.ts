@@ -1,4 +1,4 @@
-import { errorTypeOf, runEventTypeOf, silentLogger, type Logger, type Notifier, type Run, type RunEvent, type WebhookEndpointCatalog } from '@svc/core';
+import { errorTypeOf, runEventTypeOf, silentLogger, type Logger, type Notifier, type Run, type RunEvent, type WebhookEndpoint, type WebhookEndpointCatalog } from '@svc/core';
 import { deliveryOf } from './delivery.js';
 import type { WebhookQueue } from './queue.js';
 
@@ -47,14 +47,39 @@ export class WebhookNotifier implements Notifier {
    * @throws when the catalog or the queue cannot be reached (then nothing, or only some
    *   deliveries, were queued; a line names the event); the run itself is not affected.
    */
-  async publish(event: Omit<RunEvent, 'id'>): Promise<void> {
-    const logger = this.options.logger ?? silentLogger;
+  publish(event: Omit<RunEvent, 'id'>): Promise<void> {
+    // A `then` and a loop, not an async frame, for what most run starts find: no endpoint
+    // takes the event (a run start allocated ~0.9 KiB more heap through the async frame,
+    // the copies and the closures; `pnpm bench:instructions`, bytes allocated a request).
+    let listed: Promise<readonly WebhookEndpoint[]>;
     try {
-      const endpoints = (await this.catalog.listByAccount(event.run.accountId)).filter((e) => e.events.includes(event.type));
-      for (const endpoint of endpoints) await this.queue.enqueue(deliveryOf(endpoint.endpointId, event, this.options.baseUrl));
+      listed = this.catalog.listByAccount(event.run.accountId);
     } catch (error) {
-      logger.error({ run_id: event.run.runId, event_type: event.type, error_type: errorTypeOf(error) }, 'webhook deliveries not queued');
-      throw error;
+      return Promise.reject(this.notQueued(event, error));
     }
+    return listed.then(
+      (endpoints) => {
+        for (let i = 0; i < endpoints.length; i++) if ((endpoints[i] as WebhookEndpoint).events.includes(event.type)) return this.queueEach(endpoints, event);
+        return undefined;
+      },
+      (error: unknown) => {
+        throw this.notQueued(event, error);
+      },
+    );
+  }
+
+  /** Queues a delivery of `event` to each of `endpoints` that takes its type, in order. */
+  private async queueEach(endpoints: readonly WebhookEndpoint[], event: Omit<RunEvent, 'id'>): Promise<void> {
+    try {
+      for (const endpoint of endpoints) if (endpoint.events.includes(event.type)) await this.queue.enqueue(deliveryOf(endpoint.endpointId, event, this.options.baseUrl));
+    } catch (error) {
+      throw this.notQueued(event, error);
+    }
+  }
+
+  /** Logs that `event`'s deliveries were not (all) queued; returns `error` to be thrown on. */
+  private notQueued(event: Omit<RunEvent, 'id'>, error: unknown): unknown {
+    (this.options.logger ?? silentLogger).error({ run_id: event.run.runId, event_type: event.type, error_type: errorTypeOf(error) }, 'webhook deliveries not queued');
+    return error;
   }
 }

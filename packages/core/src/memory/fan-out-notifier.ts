@@ -11,6 +11,9 @@ import type { Run } from '../domain/run.js';
  * holds whatever the parts do.
  */
 export class FanOutNotifier implements Notifier {
+  /** The index of each notifier that takes non-final changes (`runChanged`), found once. */
+  private readonly changeTakers: readonly number[];
+
   /**
    * @param notifiers - told in this order (started together).
    * @param logger - gets a warn line per notifier that rejects; default silent.
@@ -18,22 +21,17 @@ export class FanOutNotifier implements Notifier {
   constructor(
     private readonly notifiers: readonly Notifier[],
     private readonly logger: Logger = silentLogger,
-  ) {}
+  ) {
+    this.changeTakers = notifiers.flatMap((notifier, index) => (notifier.runChanged !== undefined ? [index] : []));
+  }
 
   /** Tells every notifier that takes non-final changes; resolves when all have settled. */
   runChanged(change: RunChange): Promise<void> {
     // On every run start (the `run.queued` event), usually for one notifier (webhooks):
     // that one is told without the `allSettled` round, 4 promises fewer a run start.
-    let only: number | undefined;
-    let count = 0;
-    this.notifiers.forEach((notifier, index) => {
-      if (notifier.runChanged !== undefined) {
-        only = index;
-        count += 1;
-      }
-    });
-    if (count === 0) return Promise.resolve();
-    if (count === 1 && only !== undefined) return this.tellOne(only, change);
+    const takers = this.changeTakers;
+    if (takers.length === 0) return Promise.resolve();
+    if (takers.length === 1) return this.tellOne(takers[0] as number, change);
     return this.tellAll(change);
   }
 
@@ -42,7 +40,9 @@ export class FanOutNotifier implements Notifier {
       this.logger.warn({ run_id: change.run.runId, event_type: change.type, notifier: index, error_type: errorTypeOf(reason) }, 'run notification failed');
     };
     try {
-      return Promise.resolve((this.notifiers[index] as Notifier).runChanged?.(change)).then(() => undefined, warn);
+      const told = (this.notifiers[index] as Notifier).runChanged?.(change);
+      // A notifier keeps the Notifier contract (a promise); `Promise.resolve` only for one that does not.
+      return (told instanceof Promise ? told : Promise.resolve(told)).then(undefined, warn);
     } catch (error) {
       warn(error);
       return Promise.resolve();

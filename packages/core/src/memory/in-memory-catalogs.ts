@@ -82,6 +82,12 @@ export class InMemoryAgentCatalog implements AgentCatalog {
 /** Webhook endpoints held in memory. Embedded default and fake. */
 export class InMemoryWebhookEndpointCatalog implements WebhookEndpointCatalog {
   private readonly byId = new Map<string, WebhookEndpoint>();
+  /**
+   * Each account's list as `listByAccount` answers it (frozen), made on first read and
+   * dropped at every change: the webhook notifier lists the run's account at every run
+   * start, and copying and sorting every endpoint each time cost the run start heap.
+   */
+  private readonly byAccount = new Map<string, readonly WebhookEndpoint[]>();
 
   constructor(endpoints: Iterable<WebhookEndpoint> = []) {
     for (const e of endpoints) this.add(e);
@@ -90,17 +96,23 @@ export class InMemoryWebhookEndpointCatalog implements WebhookEndpointCatalog {
   /** Adds or replaces an endpoint. */
   add(endpoint: WebhookEndpoint): void {
     this.byId.set(endpoint.endpointId, endpoint);
+    this.byAccount.clear();
   }
 
   /** Removes the endpoint with this id (absent: nothing happens). */
   remove(endpointId: string): void {
     this.byId.delete(endpointId);
+    this.byAccount.clear();
   }
 
-  /** See {@link WebhookEndpointCatalog.listByAccount}. */
+  /** See {@link WebhookEndpointCatalog.listByAccount}: by endpoint id; the same frozen array until the catalog changes. */
   listByAccount(accountId: string): Promise<readonly WebhookEndpoint[]> {
-    const own = [...this.byId.values()].filter((e) => e.accountId === accountId);
-    return Promise.resolve(own.sort((a, b) => (a.endpointId < b.endpointId ? -1 : a.endpointId > b.endpointId ? 1 : 0)));
+    let own = this.byAccount.get(accountId);
+    if (own === undefined) {
+      own = Object.freeze([...this.byId.values()].filter((e) => e.accountId === accountId).sort((a, b) => (a.endpointId < b.endpointId ? -1 : a.endpointId > b.endpointId ? 1 : 0)));
+      this.byAccount.set(accountId, own);
+    }
+    return Promise.resolve(own);
   }
 
   /** See {@link WebhookEndpointCatalog.findById}. */

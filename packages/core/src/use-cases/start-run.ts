@@ -65,6 +65,9 @@ export interface StartRunSettings {
 /** The background files of a run request that names none: one frozen array for all (16 bytes a held run fewer). */
 const NO_FILES: readonly FileReference[] = Object.freeze([]);
 
+/** The notifier's rejection, dropped (it logs its own failures): one function, not one a run start. */
+const ignore = (): undefined => undefined;
+
 /** A value being built: its optional members are assigned once known (see {@link requestOf}). */
 type Building<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -150,7 +153,7 @@ export class StartRun {
     if (input.requestId !== undefined) run.requestId = input.requestId;
     await this.queue.enqueue(run);
     // Not awaited: the notifier logs its own failures (core Notifier contract), and the answer does not wait for webhooks.
-    this.settings.notifier?.runChanged?.({ type: 'run.queued', at: now, run }).catch(() => undefined);
+    this.settings.notifier?.runChanged?.({ type: 'run.queued', at: now, run }).catch(ignore);
     return ok({
       run_id: run.runId,
       workflow_run_id: run.workflowRunId,
