@@ -2,6 +2,9 @@ import type { RateLimitCharge, RateLimitRule, RateLimitStore } from '@svc/core';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { shareOfLimit } from './rules.js';
 
+/** The chain's next link waits for a charge's end, not its outcome: one function, not one a request. */
+const settled = (): undefined => undefined;
+
 /** Options of {@link FlexibleMemoryRateLimitStore}. */
 export interface FlexibleMemoryRateLimitStoreOptions {
   /**
@@ -52,7 +55,7 @@ export class FlexibleMemoryRateLimitStore implements RateLimitStore {
   chargeAll(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
     const effective = this.limitDivisor === 1 ? rules : rules.map((r) => ({ ...r, limit: shareOfLimit(r.limit, this.limitDivisor) }));
     const result = this.tail.then(() => this.checkThenCharge(effective));
-    this.tail = result.catch(() => undefined);
+    this.tail = result.catch(settled);
     return result;
   }
 

@@ -90,6 +90,9 @@ export type AuthenticateErrorCode =
 
 const NO_SCOPES: ReadonlySet<string> = new Set();
 
+/** An Authorization value: its scheme (RFC 9110 §11.1 token) and what follows it. */
+const BEARER = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?:\s+(.*))?$/u;
+
 // Longer than any credential we mint; hashing megabytes for nothing is a cheap DoS.
 const MAX_CREDENTIAL_LENGTH = 512;
 
@@ -166,27 +169,41 @@ export class Authenticate {
         );
       }
     }
-    const principal: Principal = {
+    const principal: { -readonly [K in keyof Principal]: Principal[K] } = {
       accountId: stored.accountId,
       credentialId: stored.credentialId,
       kind,
       // API keys carry no scope: one shared empty set, not a new one a request.
       scopes: stored.scopes.length === 0 ? NO_SCOPES : new Set(stored.scopes),
-      ...(stored.expiresAt !== undefined ? { expiresAt: stored.expiresAt } : {}),
     };
+    // Assigned, not a conditional spread: a spread copies the object (docs/ARCHITECTURE.md "Style to follow").
+    if (stored.expiresAt !== undefined) principal.expiresAt = stored.expiresAt;
     return ok(principal);
   }
 
   private presentedSecret(
     input: AuthenticateInput,
   ): Result<{ secret: string; viaApiKeyHeader: boolean }, DomainError<AuthenticateErrorCode>> {
+    // The usual request sends one credential line: answered as the general rule below
+    // answers it, without its arrays, closures and set (~0.3 KiB of heap a request).
+    if (input.apiKeys.length + input.authorizations.length === 1) {
+      const only = (input.apiKeys.length === 1 ? input.apiKeys[0] : input.authorizations[0]) as string;
+      const value = only.trim();
+      if (input.apiKeys.length === 1) {
+        if (value !== '') return ok({ secret: value, viaApiKeyHeader: true });
+      } else {
+        const match = BEARER.exec(value);
+        const secret = match?.[2]?.trim();
+        if (match !== null && match[1]?.toLowerCase() === 'bearer' && secret !== undefined && secret !== '') return ok({ secret, viaApiKeyHeader: false });
+      }
+    }
     const apiKeys = input.apiKeys.map((v) => v.trim()).filter((v) => v !== '');
     const authorizations = input.authorizations.map((v) => v.trim()).filter((v) => v !== '');
     // Each Authorization value as the secret it carries (a non-Bearer value as a whole),
     // so that disagreement is decided before any scheme is judged: with two credentials
     // there is no telling which one the client meant.
     const parsed = authorizations.map((value) => {
-      const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?:\s+(.*))?$/u.exec(value);
+      const match = BEARER.exec(value);
       const isBearer = match !== null && match[1]?.toLowerCase() === 'bearer';
       return { isBearer, secret: isBearer ? (match[2]?.trim() ?? '') : value };
     });
