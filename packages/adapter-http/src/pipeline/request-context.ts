@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { DependencyUnavailableError, type Logger } from '@svc/core';
-import type { Context } from 'koa';
 import { HttpProblem } from '../problem.js';
 import { sendProblem } from './problem-details.js';
 import type { AccessLogFields, RequestObserver } from './observe-request.js';
