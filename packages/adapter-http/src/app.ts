@@ -71,7 +71,7 @@ function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, path
     const { credential } = route;
     const { authenticate: authenticator, rateLimits } = deps.useCases;
     // A `then`, not an async frame (docs/ARCHITECTURE.md "Style to follow"); a throw here
-    // still becomes a rejection in koa-compose.
+    // reaches the request context stage, which awaits it inside its `try`.
     const metered = (ctx: Context, caller: Caller): Promise<void> => meteredRoute(ctx, caller, handle);
     handler = (ctx) => {
       ctx.state['operation'] = operation;

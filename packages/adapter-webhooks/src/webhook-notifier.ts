@@ -59,7 +59,12 @@ export class WebhookNotifier implements Notifier {
     }
     return listed.then(
       (endpoints) => {
-        for (let i = 0; i < endpoints.length; i++) if ((endpoints[i] as WebhookEndpoint).events.includes(event.type)) return this.queueEach(endpoints, event);
+        try {
+          for (let i = 0; i < endpoints.length; i++) if ((endpoints[i] as WebhookEndpoint).events.includes(event.type)) return this.queueEach(endpoints, event);
+        } catch (error) {
+          // A malformed endpoint list: logged like any failure to queue (the reject handler below does not see it).
+          throw this.notQueued(event, error);
+        }
         return undefined;
       },
       (error: unknown) => {

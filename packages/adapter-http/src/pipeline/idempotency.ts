@@ -4,13 +4,13 @@ import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import type { Caller } from '../route.js';
 import { sendError } from './problem-details.js';
 
-/** Headers of an answer that belong to the operation's answer, kept for replay (not `X-Request-Id`, not the rate-limit headers). */
 /**
  * What an operation behind {@link idempotencyStage} does with one request: runs its use
  * case with `input` and sends the answer; made once per route.
  */
 export type IdempotentOperation<T> = (ctx: Context, caller: Caller, input: T) => Promise<void>;
 
+/** Headers of an answer that belong to the operation's answer, kept for replay (not `X-Request-Id`, not the rate-limit headers). */
 const KEPT_HEADERS = ['Content-Type', 'Location'] as const;
 
 /**

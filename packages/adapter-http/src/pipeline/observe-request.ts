@@ -29,7 +29,7 @@ export interface RequestObservation {
   readonly started: number;
   /** The request's server span (the API's no-op span without a tracer provider). */
   readonly span: Span;
-  /** The context the rest of the request runs in: the span's, or the extracted parent's. */
+  /** The extracted parent context (an incoming `traceparent`, else the root): the span's parent, set active with it by `run`. */
   readonly context: OtelContext;
 }
 
