@@ -1,7 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { sha256Hex } from '@svc/core';
-import { eventually } from '@svc/core/testing';
+import { eventually, RecordingLogger } from '@svc/core/testing';
 import { expect } from 'chai';
 import { settingsFrom, startServer, startTracing, tracingRequested, type RunningServer, type Tracing } from '@svc/api-server';
 
@@ -40,7 +40,8 @@ describe('Tracing (the SDK with its in-memory exporter, in process)', function (
       worker: { enabled: true, concurrency: 1 },
       accounts: [{ id: 'acct_traced', api_keys: [{ id: 'key_traced', sha256: sha256Hex(KEY) }], agents: [{ id: 'agent_traced' }] }],
     });
-    server = await startServer(settings);
+    const logger = new RecordingLogger();
+    server = await startServer(settings, { logger });
     const res = await fetch(`http://127.0.0.1:${server.port}/api/v1/agents/agent_traced/run`, {
       method: 'POST',
       headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'x-request-id': 'req-traced-1', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
@@ -77,5 +78,9 @@ describe('Tracing (the SDK with its in-memory exporter, in process)', function (
     expect(useCase.attributes['svc.outcome']).to.equal('ok');
     expect(useCase.spanContext().traceId).to.equal(req.spanContext().traceId);
     expect(JSON.stringify(finished.map((s) => s.attributes))).not.to.include(KEY);
+
+    // The access log line names the request's trace (docs/decisions.md "Observability").
+    const line = logger.lines.find((l) => l.message === 'request' && l.fields['request_id'] === 'req-traced-1');
+    expect(line?.fields, 'the access log line').to.include({ trace_id: '0af7651916cd43dd8448eb211c80319c', operation: 'startRun', status: 202 });
   });
 });
