@@ -9,6 +9,7 @@ import {
   type CredentialKind,
   type Principal,
 } from '../domain/principal.js';
+import type { Building } from '../domain/building.js';
 import { err, ok, type Result } from '../domain/result.js';
 import type { Clock } from '../ports/clock.js';
 import type { CredentialStore } from '../ports/credential-store.js';
@@ -169,7 +170,7 @@ export class Authenticate {
         );
       }
     }
-    const principal: { -readonly [K in keyof Principal]: Principal[K] } = {
+    const principal: Building<Principal> = {
       accountId: stored.accountId,
       credentialId: stored.credentialId,
       kind,

@@ -15,6 +15,7 @@ import { validateStartRunBody, type StartRunBody, type WireBody } from '../schem
 import { visibleAgent } from './find-agent.js';
 import { UNMETERED, type RequestMeter } from './rate-limit-policy.js';
 import { statusUrlOf } from './run-view.js';
+import type { Building } from '../domain/building.js';
 
 /** Input of {@link StartRun}. */
 export interface StartRunInput {
@@ -67,9 +68,6 @@ const NO_FILES: readonly FileReference[] = Object.freeze([]);
 
 /** The notifier's rejection, dropped (it logs its own failures): one function, not one a run start. */
 const ignore = (): undefined => undefined;
-
-/** A value being built: its optional members are assigned once known (see {@link requestOf}). */
-type Building<T> = { -readonly [K in keyof T]: T[K] };
 
 function requestOf(body: StartRunBody): RunRequest {
   if ('files' in body) {
