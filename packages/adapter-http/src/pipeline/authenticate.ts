@@ -1,4 +1,4 @@
-import type { Authenticate, OperationId, RateLimitPolicy } from '@svc/core';
+import type { Authenticate, AuthenticateInput, OperationId, RateLimitPolicy } from '@svc/core';
 import type { Context } from 'koa';
 import type { Caller } from '../route.js';
 import { sendError } from './problem-details.js';
@@ -23,11 +23,8 @@ export function authenticate(
   operation: OperationId | undefined,
   resourceMetadataUrl?: string,
 ): Promise<Caller | undefined> {
-  const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
   // A `then`, not an async frame (docs/ARCHITECTURE.md "Style to follow").
-  return authenticator
-    .execute(operation !== undefined ? { apiKeys, authorizations, operation } : { apiKeys, authorizations })
-    .then((result) => callerOf(ctx, rateLimits, result, resourceMetadataUrl));
+  return authenticator.execute(credentialsOf(ctx, operation)).then((result) => callerOf(ctx, rateLimits, result, resourceMetadataUrl));
 }
 
 /**
@@ -42,11 +39,16 @@ export function authenticated(
   operation: OperationId,
   next: (ctx: Context, caller: Caller) => Promise<void>,
 ): Promise<void> {
-  const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
-  return authenticator.execute({ apiKeys, authorizations, operation }).then((result) => {
+  return authenticator.execute(credentialsOf(ctx, operation)).then((result) => {
     const caller = callerOf(ctx, rateLimits, result, undefined);
     return caller === undefined ? undefined : next(ctx, caller);
   });
+}
+
+/** What `Authenticate` is asked about the request: its credential lines, for `operation` when given. */
+function credentialsOf(ctx: Context, operation: OperationId | undefined): AuthenticateInput {
+  const { apiKeys, authorizations } = credentialLines(ctx.req.rawHeaders);
+  return operation !== undefined ? { apiKeys, authorizations, operation } : { apiKeys, authorizations };
 }
 
 function callerOf(
