@@ -2,7 +2,8 @@ import type { Run, RunQueue } from '@svc/core';
 import { tracerOf, withSpan } from '@svc/core';
 import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { ADAPTER_QUEUE_TRACER_NAME, REDIS_SPAN_ATTRIBUTES } from './tracing.js';
-import { Job, Queue, type JobsOptions, type JobType } from 'bullmq';
+import { createRequire } from 'node:module';
+import { createIORedisClient, Job, Queue, type IRedisClient, type JobsOptions, type JobType } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { guardRedis } from './dependency-guard.js';
 import type { RedisRunStore } from './redis-run-store.js';
@@ -24,9 +25,18 @@ export interface KeepFinishedJobs {
 
 /** Options of {@link BullMqRunQueue}. */
 export interface BullMqRunQueueOptions {
-  /** ioredis client shared by the BullMQ queue and the store. */
+  /** ioredis client of the request path: the store's, and the one each run's `MULTI` is sent on. */
   readonly client: Redis;
-  /** When true, {@link BullMqRunQueue.close} quits `client` after the queue. Default false. */
+  /**
+   * ioredis client of BullMQ's `Queue` object (job counts, job listings; never the request
+   * path); default `client`. BullMQ defines its 64 scripts on the client it is given, and
+   * ioredis copies every script defined on a client into each pipeline it makes: a `MULTI`
+   * on such a client cost 50 µs of CPU against 8 µs on a client with only the scripts it
+   * runs (100 000 `multi()` calls in a loop, bench/BENCHMARKS.md "The run's MULTI, issue 11").
+   * With a client of its own here, `client` holds only BullMQ's add script.
+   */
+  readonly queueClient?: Redis;
+  /** When true, {@link BullMqRunQueue.close} quits `client` (and `queueClient`) after the queue. Default false. */
   readonly ownsClient?: boolean;
   /** Where runs are recorded before their job is added. */
   readonly store: RedisRunStore;
@@ -52,6 +62,32 @@ export interface BullMqRunQueueOptions {
 
 /** BullMQ's name of a run job. */
 export const RUN_JOB_NAME = 'run';
+
+/** A Lua script as BullMQ ships it (`bullmq/dist/cjs/scripts`). */
+interface BullMqScript {
+  readonly name: string;
+  readonly content: string;
+  readonly keys: number;
+}
+
+/**
+ * BullMQ's script that adds a job without delay, priority or parent (the only kind a run
+ * job is), and the name BullMQ calls it by (`<name>:<BullMQ version>`,
+ * `RedisQueueBackend.execCommand`). Read from BullMQ's own files, so that the request
+ * client can define it alone (see {@link BullMqRunQueueOptions.queueClient}); BullMQ
+ * exports neither. The lockfile pins BullMQ; a release that moves them fails here, at
+ * start, and in every enqueue test.
+ * @throws Error when BullMQ's files do not hold the script and version where read.
+ */
+function bullMqAddScript(): { readonly command: string; readonly script: BullMqScript } {
+  const require = createRequire(import.meta.url);
+  const { version } = require('bullmq/dist/cjs/version.js') as { version?: unknown };
+  const { addStandardJob: script } = require('bullmq/dist/cjs/scripts/index.js') as { addStandardJob?: Partial<BullMqScript> };
+  if (typeof version !== 'string' || typeof script?.name !== 'string' || typeof script.content !== 'string' || typeof script.keys !== 'number') {
+    throw new Error('BullMQ does not hold its addStandardJob script and version where this adapter reads them');
+  }
+  return { command: `${script.name}:${version}`, script: script as BullMqScript };
+}
 
 const ALL_JOB_STATES: JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'];
 
@@ -85,6 +121,9 @@ export class BullMqRunQueue implements RunQueue {
   /** The BullMQ queue (for diagnostics and tests). */
   readonly queue: Queue<RunJobData, string, string>;
   private readonly client: Redis;
+  private readonly queueClient: Redis;
+  /** `client` as BullMQ's transactions need it (its `runCommand`), made once. */
+  private readonly transactionClient: IRedisClient;
   private readonly ownsClient: boolean;
   private readonly store: RedisRunStore;
   private readonly jobOptions: JobsOptions;
@@ -94,6 +133,12 @@ export class BullMqRunQueue implements RunQueue {
   /** @throws Error when `queueName` contains `:` (BullMQ's rule). */
   constructor(options: BullMqRunQueueOptions) {
     this.client = options.client;
+    this.queueClient = options.queueClient ?? options.client;
+    const { command, script } = bullMqAddScript();
+    if (typeof (this.client as unknown as Record<string, unknown>)[command] !== 'function') {
+      this.client.defineCommand(command, { numberOfKeys: script.keys, lua: script.content });
+    }
+    this.transactionClient = createIORedisClient(this.client);
     this.timeoutMs = options.operationTimeoutMs;
     this.ownsClient = options.ownsClient ?? false;
     this.store = options.store;
@@ -107,7 +152,7 @@ export class BullMqRunQueue implements RunQueue {
       removeOnFail: { count: keepFailed.count, age: keepFailed.ageSeconds },
     };
     this.queue = new Queue<RunJobData, string, string>(options.queueName ?? 'runs', {
-      connection: options.client,
+      connection: this.queueClient,
       prefix: options.prefix ?? 'svc',
       defaultJobOptions: this.jobOptions,
     });
@@ -148,8 +193,7 @@ export class BullMqRunQueue implements RunQueue {
 
   /** One MULTI: the record (unless it exists), then the job (unless it exists). */
   private async transaction(run: Run): Promise<[Error | null, unknown][]> {
-    const client = await this.queue.getBackend().client;
-    const multi = client.multi();
+    const multi = this.transactionClient.multi();
     this.store.addCreate(multi as unknown as ChainableCommander, run);
     const job = new Job<RunJobData, string, string>(this.queue, RUN_JOB_NAME, { runId: run.runId }, { ...this.jobOptions, jobId: run.runId }, run.runId);
     // BullMQ queues its add script on the transaction synchronously; its promise settles
@@ -181,7 +225,7 @@ export class BullMqRunQueue implements RunQueue {
    */
   async close(): Promise<void> {
     await within(this.queue.close(), QUIT_TIMEOUT_MS);
-    if (this.ownsClient) await quitWithin(this.client);
+    if (this.ownsClient) await Promise.all([quitWithin(this.client), ...(this.queueClient !== this.client ? [quitWithin(this.queueClient)] : [])]);
   }
 }
 

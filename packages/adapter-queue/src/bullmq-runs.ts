@@ -52,8 +52,10 @@ export const DEFAULT_OPERATION_TIMEOUT_MS = 1000;
 
 /**
  * Durable runs on BullMQ and Redis for a composition root: the queue and store of the
- * API process ({@link BullMqRuns.queue}, {@link BullMqRuns.store}) on one ioredis client,
- * and workers ({@link BullMqRuns.startWorker}), each on a client of its own. The two
+ * API process ({@link BullMqRuns.queue}, {@link BullMqRuns.store}) on one ioredis client
+ * (role `run-queue`: every request's commands), BullMQ's `Queue` object on a second one
+ * (role `run-queue-jobs`: job counts for the metrics, never a request; see
+ * `BullMqRunQueueOptions.queueClient` for why), and workers ({@link BullMqRuns.startWorker}), each on a client of its own. The two
  * roles get different ioredis options on purpose: the request side fails within
  * `operationTimeoutMs` when Redis is lost, failing or paused (`requestClientOptions`),
  * a worker waits the outage out (`workerClientOptions`; BullMQ needs
@@ -61,7 +63,7 @@ export const DEFAULT_OPERATION_TIMEOUT_MS = 1000;
  * serves again when Redis returns.
  *
  * {@link BullMqRuns.close} closes in dependency order: workers (each waits for its runs
- * in progress, then quits its client), then the queue, then the shared client.
+ * in progress, then quits its client), then the queue, then the two clients of the API process.
  */
 export class BullMqRuns implements RunBackend {
   private readonly workers: BullMqRunWorker[] = [];
@@ -73,6 +75,7 @@ export class BullMqRuns implements RunBackend {
     private readonly settings: BullMqRunsSettings,
     private readonly logger: Logger,
     private readonly client: ReturnType<typeof createRedisClient>,
+    private readonly queueClient: ReturnType<typeof createRedisClient>,
     /** The run queue (core `RunQueue`). */
     readonly queue: BullMqRunQueue,
     /** The run store (core `RunStore`), on Redis: readable from every process. */
@@ -100,9 +103,18 @@ export class BullMqRuns implements RunBackend {
       client.disconnect();
       throw new Error('Redis for the run queue does not answer', { cause: error });
     }
+    const queueClient = createRedisClient(settings.redis, { ...requestClientOptions(timeoutMs), lazyConnect: true }, logger, 'run-queue-jobs');
+    try {
+      await queueClient.connect();
+    } catch (error) {
+      client.disconnect();
+      queueClient.disconnect();
+      throw new Error('Redis for the run queue does not answer', { cause: error });
+    }
     const store = new RedisRunStore({ client, ...storeSettings(settings), operationTimeoutMs: timeoutMs, logger });
     const queue = new BullMqRunQueue({
       client,
+      queueClient,
       store,
       ...(settings.queueName !== undefined ? { queueName: settings.queueName } : {}),
       prefix: settings.prefix ?? 'svc',
@@ -112,7 +124,17 @@ export class BullMqRuns implements RunBackend {
       ...(settings.keepFailed !== undefined ? { keepFailed: settings.keepFailed } : {}),
       operationTimeoutMs: timeoutMs,
     });
-    return new BullMqRuns(settings, logger, client, queue, store);
+    // BullMQ's own start-up commands on its client (its Redis version check) are answered
+    // before the first request, as when the queue shared the request client.
+    try {
+      await queue.queue.waitUntilReady();
+    } catch (error) {
+      await queue.close().catch(() => undefined);
+      client.disconnect();
+      queueClient.disconnect();
+      throw new Error('Redis for the run queue does not answer', { cause: error });
+    }
+    return new BullMqRuns(settings, logger, client, queueClient, queue, store);
   }
 
   /**
@@ -189,7 +211,7 @@ export class BullMqRuns implements RunBackend {
     // it only waits for its initialisation), so it need not precede the QUITs.
     const [, dropped] = await Promise.all([
       within(this.queue.close(), QUIT_TIMEOUT_MS),
-      quitAllWithin([{ role: 'run-queue', client: this.client }, ...this.workerClients.splice(0).map((client) => ({ role: 'run-worker', client }))]),
+      quitAllWithin([{ role: 'run-queue', client: this.client }, { role: 'run-queue-jobs', client: this.queueClient }, ...this.workerClients.splice(0).map((client) => ({ role: 'run-worker', client }))]),
     ]);
     return {
       abandonedRunIds: reports.flatMap((r) => r.abandonedRunIds),

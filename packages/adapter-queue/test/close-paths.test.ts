@@ -51,7 +51,7 @@ describe('BullMqRuns.close with its own redis-server paused (SIGSTOP)', function
     await server?.stop();
   });
 
-  it('ends within graceMs + the stop slack + one QUIT bound, naming the abandoned run and both dropped clients', async function () {
+  it('ends within graceMs + the stop slack + one QUIT bound, naming the abandoned run and the three dropped clients', async function () {
     server = await startRedisServer();
     const runs = await BullMqRuns.connect({ redis: server.url, prefix: 'close-paths' });
     await runs.startWorker(hanging, { lockDurationMs: 1_000 });
@@ -65,7 +65,7 @@ describe('BullMqRuns.close with its own redis-server paused (SIGSTOP)', function
     const bound = grace + RUN_WORKER_STOP_SLACK_MS + QUIT_TIMEOUT_MS;
     console.log(`      figures: close with Redis paused took ${ms} ms (bound ${bound} ms; the QUITs in series took > 5 s before)`);
     expect(report.abandonedRunIds).to.deep.equal(['paused-1']);
-    expect([...(report.droppedClients ?? [])].sort()).to.deep.equal(['run-queue', 'run-worker']);
+    expect([...(report.droppedClients ?? [])].sort()).to.deep.equal(['run-queue', 'run-queue-jobs', 'run-worker']);
     expect(ms).to.be.below(bound + 500);
   });
 });
