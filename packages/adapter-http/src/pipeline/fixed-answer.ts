@@ -38,7 +38,9 @@ export function cachedAnswer(contentType: string, body: Buffer, maxAgeSeconds: n
  * clients would never get a 304.
  */
 function noneMatch(ctx: Context, etag: string): boolean {
-  const header = ctx.get('If-None-Match').trim();
+  // Node's parser keeps one `If-None-Match` (its list joined by ", "); read by its
+  // lower-case name, without `ctx.get`'s lower-casing and lookup of a new string.
+  const header = (ctx.req.headers['if-none-match'] ?? '').trim();
   if (header === '') return false;
   if (header === '*') return true;
   const opaque = (tag: string): string => tag.trim().replace(/^W\//u, '');
