@@ -640,14 +640,18 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
   }
 
-  /** `target` one request at a time over one kept-alive socket, warmed up. */
-  async function overHttp(target: LoadRequest, expected: number): Promise<LatencySample> {
+  /** `target` one request at a time over one kept-alive socket, warmed up; with `serverCpuMs`, the server's CPU per request too. */
+  async function overHttp(target: LoadRequest, expected: number, serverCpuMs?: () => Promise<number | undefined>): Promise<LatencySample> {
     const client = keptAliveClient(target);
     try {
-      return await measureSequential(async () => {
-        const answer = await client.send();
-        if (answer.status !== expected) throw new Error(`${target.url} answered ${describeAnswer(answer.status, answer.body)}`);
-      }, shape);
+      return await measureSequential(
+        async () => {
+          const answer = await client.send();
+          if (answer.status !== expected) throw new Error(`${target.url} answered ${describeAnswer(answer.status, answer.body)}`);
+        },
+        shape,
+        serverCpuMs,
+      );
     } finally {
       client.close();
     }
@@ -707,7 +711,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       }
       // The profiled pass checks the answer again, and reports it once, from the table's pass.
       if (nodeFlags.length === 0) peerChecks.push({ scenario, alike: describeCompared(answer) });
-      if (isInsert) peerInsertLatency = await overHttp(target, 201);
+      if (isInsert) peerInsertLatency = await overHttp(target, 201, child.cpuMs);
       return await measureLoad(target, shape, child.cpuMs);
     } finally {
       for (const cleanup of cleanups.reverse()) await cleanup();
@@ -716,8 +720,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
   /** One request at a time, each warmed up, same duration: API insert, API run start, raw tedious. */
   async function sequentialLatencies(server: ServerChild, account: BenchAccount, tdsPort: number): Promise<InsertLatency> {
-    const api = await overHttp(insertRequest(server.port, account), 201);
-    const apiRunStart = await overHttp(runRequest(server.port, account), 202);
+    const api = await overHttp(insertRequest(server.port, account), 201, server.cpuMs);
+    const apiRunStart = await overHttp(runRequest(server.port, account), 202, server.cpuMs);
     const raw = await connectRawTedious(tdsPort);
     try {
       const rawTedious = await measureSequential(async () => {

@@ -87,6 +87,13 @@ export interface LatencySample {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly meanMs: number;
+  /**
+   * CPU time of the server process (every thread, user + system) over the measure (not
+   * the warm-up), µs per call; only with `serverCpuMs`. At concurrency 1 a call's
+   * latency is this plus the other processes' CPU (client, database) and the wake-ups
+   * between them: what tells the server's own share of a latency apart.
+   */
+  readonly serverCpuUsPerCall?: number;
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -96,24 +103,28 @@ function percentile(sorted: readonly number[], p: number): number {
 
 /**
  * Runs `operation` sequentially (concurrency 1) for the warm-up (discarded), then for
- * the measure, timing each call with `performance.now()`. Stops by itself.
+ * the measure, timing each call with `performance.now()`; with `serverCpuMs` (ms so
+ * far), also the server's CPU per call over the measure. Stops by itself.
  */
-export async function measureSequential(operation: () => Promise<void>, shape: Omit<LoadShape, 'connections'>): Promise<LatencySample> {
+export async function measureSequential(operation: () => Promise<void>, shape: Omit<LoadShape, 'connections'>, serverCpuMs?: () => Promise<number | undefined>): Promise<LatencySample> {
   const warmupEnd = performance.now() + shape.warmupSeconds * 1000;
   while (performance.now() < warmupEnd) await operation();
   const times: number[] = [];
+  const cpuBefore = await serverCpuMs?.();
   const end = performance.now() + shape.durationSeconds * 1000;
   while (performance.now() < end) {
     const t0 = performance.now();
     await operation();
     times.push(performance.now() - t0);
   }
+  const cpuAfter = await serverCpuMs?.();
   const sorted = times.sort((a, b) => a - b);
   return {
     count: sorted.length,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
     meanMs: sorted.reduce((s, t) => s + t, 0) / Math.max(1, sorted.length),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && sorted.length > 0 ? { serverCpuUsPerCall: ((cpuAfter - cpuBefore) * 1000) / sorted.length } : {}),
   };
 }
 

@@ -134,10 +134,10 @@ export function formatPeers(report: BenchReport): string {
     const peer = report.peerInsertLatency;
     out.push(
       '',
-      '| insert, one request at a time | requests | p50 ms | p99 ms | mean ms |',
-      '|---|---:|---:|---:|---:|',
-      `| project (API) | ${api.count} | ${fmt(api.p50Ms, 3)} | ${fmt(api.p99Ms, 3)} | ${fmt(api.meanMs, 3)} |`,
-      `| ${PEERS['peer-koa-insert'].name} | ${peer.count} | ${fmt(peer.p50Ms, 3)} | ${fmt(peer.p99Ms, 3)} | ${fmt(peer.meanMs, 3)} |`,
+      '| insert, one request at a time | requests | p50 ms | p99 ms | mean ms | server CPU µs/req |',
+      '|---|---:|---:|---:|---:|---:|',
+      `| project (API) | ${api.count} | ${fmt(api.p50Ms, 3)} | ${fmt(api.p99Ms, 3)} | ${fmt(api.meanMs, 3)} | ${fmt(api.serverCpuUsPerCall ?? NaN)} |`,
+      `| ${PEERS['peer-koa-insert'].name} | ${peer.count} | ${fmt(peer.p50Ms, 3)} | ${fmt(peer.p99Ms, 3)} | ${fmt(peer.meanMs, 3)} | ${fmt(peer.serverCpuUsPerCall ?? NaN)} |`,
     );
   }
   if (report.peerChecks !== undefined) {
@@ -342,11 +342,11 @@ export function formatReport(report: BenchReport): string {
       '',
       'Insert latency, one request at a time (concurrency 1), same row, same scripted TDS server:',
       '',
-      '| path | requests | p50 ms | p99 ms | mean ms | p50 × raw tedious |',
-      '|---|---:|---:|---:|---:|---:|',
-      `| API (HTTP, kept-alive socket) | ${api.count} | ${fmt(api.p50Ms, 3)} | ${fmt(api.p99Ms, 3)} | ${fmt(api.meanMs, 3)} | ${ratio(api.p50Ms / rawTedious.p50Ms)} |`,
-      `| API run start, same server (HTTP path, no database) | ${apiRunStart.count} | ${fmt(apiRunStart.p50Ms, 3)} | ${fmt(apiRunStart.p99Ms, 3)} | ${fmt(apiRunStart.meanMs, 3)} | ${ratio(apiRunStart.p50Ms / rawTedious.p50Ms)} |`,
-      `| raw tedious, one open connection | ${rawTedious.count} | ${fmt(rawTedious.p50Ms, 3)} | ${fmt(rawTedious.p99Ms, 3)} | ${fmt(rawTedious.meanMs, 3)} | 1.00× |`,
+      '| path | requests | p50 ms | p99 ms | mean ms | p50 × raw tedious | server CPU µs/req |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      `| API (HTTP, kept-alive socket) | ${api.count} | ${fmt(api.p50Ms, 3)} | ${fmt(api.p99Ms, 3)} | ${fmt(api.meanMs, 3)} | ${ratio(api.p50Ms / rawTedious.p50Ms)} | ${fmt(api.serverCpuUsPerCall ?? NaN)} |`,
+      `| API run start, same server (HTTP path, no database) | ${apiRunStart.count} | ${fmt(apiRunStart.p50Ms, 3)} | ${fmt(apiRunStart.p99Ms, 3)} | ${fmt(apiRunStart.meanMs, 3)} | ${ratio(apiRunStart.p50Ms / rawTedious.p50Ms)} | ${fmt(apiRunStart.serverCpuUsPerCall ?? NaN)} |`,
+      `| raw tedious, one open connection | ${rawTedious.count} | ${fmt(rawTedious.p50Ms, 3)} | ${fmt(rawTedious.p99Ms, 3)} | ${fmt(rawTedious.meanMs, 3)} | 1.00× | |`,
     );
   }
   if (report.redisRoundTrips !== undefined) {
