@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import type { Run, RunProcessingResult, RunProcessor } from '@svc/core';
 import { aRun, runQueueContract } from '@svc/core/testing';
-import { BullMqRuns, DemoRunProcessor, INTERRUPTED_REASON, type BullMqRunsSettings } from '@svc/adapter-queue';
+import { BullMqRunQueue, BullMqRuns, DemoRunProcessor, INTERRUPTED_REASON, RedisRunStore, type BullMqRunsSettings } from '@svc/adapter-queue';
 import { eventually as waitFor } from '@svc/core/testing';
 import { deleteKeys, REDIS_URL, redisOrSkip, uniquePrefix } from '../../../tools/test-support/redis.js';
 import { expectCancelToWork, expectRunToSucceedOnce, RecordingNotifier, startFixture, type Child } from './support/runs.js';
@@ -48,6 +48,27 @@ describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
         await deleteKeys(client, prefix);
       },
     };
+  });
+
+  it("sends the run's MULTI on a request client that holds BullMQ's add script alone, the Queue's 64 scripts on a client of their own", async function () {
+    const prefix = `${runPrefix}split-${n++}`;
+    const requestClient = new Redis(REDIS_URL);
+    const queueClient = new Redis(REDIS_URL);
+    const store = new RedisRunStore({ client: requestClient, keyPrefix: `${prefix}:run-record:` });
+    const queue = new BullMqRunQueue({ client: requestClient, queueClient, store, prefix, ownsClient: true });
+    try {
+      await queue.queue.waitUntilReady();
+      const commands = (c: Redis): string[] => Object.keys(c).filter((name) => /^[A-Za-z]+:\d+\.\d+\.\d+$/u.test(name) && typeof (c as unknown as Record<string, unknown>)[name] === 'function');
+      // ioredis copies every script of a client into each pipeline: 50 µs a MULTI with BullMQ's 64 (docs/decisions.md).
+      expect(commands(requestClient).map((name) => name.split(':')[0])).to.deep.equal(['addStandardJob']);
+      expect(commands(queueClient).length).to.be.above(30);
+      await queue.enqueue(aRun({ runId: 'split-1' }));
+      expect(await client.hget(store.keyOf('split-1'), 'status')).to.equal('queued');
+      expect(await queue.scheduledCount('split-1')).to.equal(1);
+    } finally {
+      await queue.close();
+      await deleteKeys(client, prefix);
+    }
   });
 
   it('keeps the run record (with its request) in Redis, and trims finished jobs without losing it', async function () {
