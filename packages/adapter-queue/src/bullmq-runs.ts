@@ -88,53 +88,54 @@ export class BullMqRuns implements RunBackend {
   readonly events: RedisRunStore;
 
   /**
-   * Connects to Redis and opens the queue and the store.
-   * @throws when Redis does not answer (the client is closed again); the error names no host.
+   * Connects to Redis and opens the queue and the store: the request client (role
+   * `run-queue`) and BullMQ's `Queue` on a client of its own (`run-queue-jobs`), each
+   * connected, and BullMQ's start-up commands answered, before this resolves.
+   * @throws Error when Redis does not answer (both clients are closed again); the error
+   *   names no host. @throws RangeError for a setting out of range (the clients are closed
+   *   again too).
    */
   static async connect(settings: BullMqRunsSettings, options: { readonly logger?: Logger } = {}): Promise<BullMqRuns> {
     const logger = options.logger ?? silentLogger;
     const timeoutMs = settings.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
     const client = createRedisClient(settings.redis, { ...requestClientOptions(timeoutMs), lazyConnect: true }, logger, 'run-queue');
-    try {
-      // With the offline queue off, the first command must wait for the connection.
-      await client.connect();
-      await client.ping();
-    } catch (error) {
-      client.disconnect();
-      throw new Error('Redis for the run queue does not answer', { cause: error });
-    }
     const queueClient = createRedisClient(settings.redis, { ...requestClientOptions(timeoutMs), lazyConnect: true }, logger, 'run-queue-jobs');
+    let queue: BullMqRunQueue | undefined;
     try {
-      await queueClient.connect();
+      try {
+        // With the offline queue off, the first command must wait for the connection.
+        await Promise.all([client.connect(), queueClient.connect()]);
+        await client.ping();
+      } catch (error) {
+        throw new Error('Redis for the run queue does not answer', { cause: error });
+      }
+      const store = new RedisRunStore({ client, ...storeSettings(settings), operationTimeoutMs: timeoutMs, logger });
+      queue = new BullMqRunQueue({
+        client,
+        queueClient,
+        store,
+        ...(settings.queueName !== undefined ? { queueName: settings.queueName } : {}),
+        prefix: settings.prefix ?? 'svc',
+        ...(settings.attempts !== undefined ? { attempts: settings.attempts } : {}),
+        ...(settings.backoffMs !== undefined ? { backoffMs: settings.backoffMs } : {}),
+        ...(settings.keepCompleted !== undefined ? { keepCompleted: settings.keepCompleted } : {}),
+        ...(settings.keepFailed !== undefined ? { keepFailed: settings.keepFailed } : {}),
+        operationTimeoutMs: timeoutMs,
+      });
+      // BullMQ's own start-up commands on its client (its Redis version check) are
+      // answered before the first request.
+      try {
+        await queue.queue.waitUntilReady();
+      } catch (error) {
+        throw new Error('Redis for the run queue did not answer BullMQ', { cause: error });
+      }
+      return new BullMqRuns(settings, logger, client, queueClient, queue, store);
     } catch (error) {
+      await queue?.queue.close().catch(() => undefined);
       client.disconnect();
       queueClient.disconnect();
-      throw new Error('Redis for the run queue does not answer', { cause: error });
+      throw error;
     }
-    const store = new RedisRunStore({ client, ...storeSettings(settings), operationTimeoutMs: timeoutMs, logger });
-    const queue = new BullMqRunQueue({
-      client,
-      queueClient,
-      store,
-      ...(settings.queueName !== undefined ? { queueName: settings.queueName } : {}),
-      prefix: settings.prefix ?? 'svc',
-      ...(settings.attempts !== undefined ? { attempts: settings.attempts } : {}),
-      ...(settings.backoffMs !== undefined ? { backoffMs: settings.backoffMs } : {}),
-      ...(settings.keepCompleted !== undefined ? { keepCompleted: settings.keepCompleted } : {}),
-      ...(settings.keepFailed !== undefined ? { keepFailed: settings.keepFailed } : {}),
-      operationTimeoutMs: timeoutMs,
-    });
-    // BullMQ's own start-up commands on its client (its Redis version check) are answered
-    // before the first request, as when the queue shared the request client.
-    try {
-      await queue.queue.waitUntilReady();
-    } catch (error) {
-      await queue.close().catch(() => undefined);
-      client.disconnect();
-      queueClient.disconnect();
-      throw new Error('Redis for the run queue does not answer', { cause: error });
-    }
-    return new BullMqRuns(settings, logger, client, queueClient, queue, store);
   }
 
   /**
@@ -174,7 +175,7 @@ export class BullMqRuns implements RunBackend {
    * Closes the workers, then the queue and every client; see the class comment. A second
    * call returns the first one's promise. Bounded: the workers stop within `graceMs` +
    * `RUN_WORKER_STOP_SLACK_MS` (see {@link BullMqRunWorker.close}); then the queue closes
-   * and every client (the queue's and each worker's) is sent QUIT at the same time, all
+   * and every client (`run-queue`, `run-queue-jobs` and each worker's) is sent QUIT at the same time, all
    * within one {@link QUIT_TIMEOUT_MS}: a client whose QUIT is not answered is dropped.
    * @param force - do not wait for runs in progress (their jobs stall and are picked up
    * again by another worker, see {@link BullMqRunWorker}).
