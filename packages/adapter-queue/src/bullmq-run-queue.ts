@@ -30,10 +30,10 @@ export interface BullMqRunQueueOptions {
   /**
    * ioredis client of BullMQ's `Queue` object (job counts, job listings; never the request
    * path); default `client`. BullMQ defines its 64 scripts on the client it is given, and
-   * ioredis copies every script defined on a client into each pipeline it makes: a `MULTI`
-   * on such a client cost 50 µs of CPU against 8 µs on a client with only the scripts it
-   * runs (100 000 `multi()` calls in a loop, bench/BENCHMARKS.md "The run's MULTI, issue 11").
-   * With a client of its own here, `client` holds only BullMQ's add script.
+   * ioredis copies every script defined on a client into each pipeline it makes, which
+   * made the run's `MULTI` the largest cost of a run start on Redis (bench/BENCHMARKS.md
+   * "The run's MULTI, and what "met" means"). With a client of its own here, `client`
+   * holds only BullMQ's add script.
    */
   readonly queueClient?: Redis;
   /** When true, {@link BullMqRunQueue.close} quits `client` (and `queueClient`) after the queue. Default false. */
@@ -122,6 +122,8 @@ export class BullMqRunQueue implements RunQueue {
   readonly queue: Queue<RunJobData, string, string>;
   private readonly client: Redis;
   private readonly queueClient: Redis;
+  /** BullMQ's add script, defined on `client` (and loaded again after a NOSCRIPT). */
+  private readonly addScript: BullMqScript;
   /** `client` as BullMQ's transactions need it (its `runCommand`), made once. */
   private readonly transactionClient: IRedisClient;
   private readonly ownsClient: boolean;
@@ -135,6 +137,7 @@ export class BullMqRunQueue implements RunQueue {
     this.client = options.client;
     this.queueClient = options.queueClient ?? options.client;
     const { command, script } = bullMqAddScript();
+    this.addScript = script;
     if (typeof (this.client as unknown as Record<string, unknown>)[command] !== 'function') {
       this.client.defineCommand(command, { numberOfKeys: script.keys, lua: script.content });
     }
@@ -174,11 +177,18 @@ export class BullMqRunQueue implements RunQueue {
       // One client span for the transaction (and the retry of a NOSCRIPT miss).
       await withSpan(this.tracer, 'redis run_queue.enqueue', REDIS_SPAN_ATTRIBUTES, () => guardRedis('run_queue', this.timeoutMs, async () => {
         const replies = await this.transaction(run);
-        // A NOSCRIPT on BullMQ's add script (SCRIPT FLUSH on a live connection) fails that
-        // command alone inside MULTI: the record is then committed without its job. One
-        // more transaction adds the job (ioredis now sends the script in full) and keeps
-        // the record as it is.
-        if (isNoScript(replies[1]?.[0])) await this.transaction(run);
+        // A NOSCRIPT on BullMQ's add script (SCRIPT FLUSH, or a first MULTI on a new
+        // connection that Redis aborted) fails that command alone inside MULTI: the record
+        // is then committed without its job. ioredis, which sends a script in full only
+        // the first time on a connection, forgets that only on a NOSCRIPT answer to the
+        // command itself, which inside MULTI is QUEUED: so the script is loaded here, and
+        // one more transaction adds the job and keeps the record as it is. Anything but an
+        // added job then throws (and the record is withdrawn below): never a 202 without a job.
+        if (isNoScript(replies[1]?.[0])) {
+          await this.client.script('LOAD', this.addScript.content);
+          const again = await this.transaction(run);
+          if (again[1]?.[0] instanceof Error) throw again[1][0];
+        }
       }), SpanKind.CLIENT);
     } catch (error) {
       // No answer in time while still connected (a paused or overloaded server): the
@@ -201,6 +211,9 @@ export class BullMqRunQueue implements RunQueue {
     void job.addJob(multi).catch(() => undefined);
     const replies = await multi.exec();
     if (replies === null) throw new Error('the run transaction was discarded');
+    // BullMQ queued no command (another add script than the one defined on this client, a
+    // throw inside addJob): the record alone was committed; the throw withdraws it.
+    if (replies.length !== 2) throw new Error(`the run transaction held ${replies.length} commands, not the record and the job`);
     const [created, added] = replies;
     if (created?.[0] instanceof Error) throw created[0];
     this.store.createdOrFound(run.runId, created?.[1] ?? null);
@@ -219,7 +232,7 @@ export class BullMqRunQueue implements RunQueue {
   }
 
   /**
-   * Closes the queue, then the client when owned; each step waits at most
+   * Closes the queue, then its clients when owned (`client` and `queueClient`); each step waits at most
    * {@link QUIT_TIMEOUT_MS} (a lost or paused Redis never answers), then the client is
    * dropped.
    */

@@ -59,12 +59,19 @@ describe('BullMqRuns (against the Redis at REDIS_URL)', function () {
     try {
       await queue.queue.waitUntilReady();
       const commands = (c: Redis): string[] => Object.keys(c).filter((name) => /^[A-Za-z]+:\d+\.\d+\.\d+$/u.test(name) && typeof (c as unknown as Record<string, unknown>)[name] === 'function');
-      // ioredis copies every script of a client into each pipeline: 50 µs a MULTI with BullMQ's 64 (docs/decisions.md).
+      // ioredis copies every script of a client into each pipeline it makes (docs/decisions.md).
       expect(commands(requestClient).map((name) => name.split(':')[0])).to.deep.equal(['addStandardJob']);
       expect(commands(queueClient).length).to.be.above(30);
       await queue.enqueue(aRun({ runId: 'split-1' }));
       expect(await client.hget(store.keyOf('split-1'), 'status')).to.equal('queued');
       expect(await queue.scheduledCount('split-1')).to.equal(1);
+      // An add script missing on the request client (BullMQ choosing another one): the
+      // MULTI holds the record alone, and enqueue refuses and withdraws it, never a 202 without a job.
+      for (const name of commands(requestClient)) delete (requestClient as unknown as Record<string, unknown>)[name];
+      const refused = await queue.enqueue(aRun({ runId: 'split-2' })).then(() => 'accepted', (error: unknown) => (error as Error).message);
+      expect(refused).to.match(/held 1 commands, not the record and the job/u);
+      await waitFor(async () => (await client.exists(store.keyOf('split-2'))) === 0, 'the record of the refused run to be withdrawn');
+      expect(await queue.scheduledCount('split-2')).to.equal(0);
     } finally {
       await queue.close();
       await deleteKeys(client, prefix);

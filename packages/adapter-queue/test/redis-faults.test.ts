@@ -94,3 +94,35 @@ describe('BullMqRuns when its own redis-server is killed, paused and restarted',
     expect(await runs.store.get('during-pause')).to.equal(undefined);
   });
 });
+
+describe('BullMqRuns when its own redis-server forgets its scripts (SCRIPT FLUSH)', function () {
+  this.timeout(30_000);
+  let server: RedisServer | undefined;
+  let runs: BullMqRuns | undefined;
+
+  afterEach(async function () {
+    await runs?.close(true);
+    await server?.stop();
+  });
+
+  it('still adds the job of every run started after it: never a queued record without its job', async function () {
+    server = await startRedisServer();
+    runs = await BullMqRuns.connect({ redis: server.url, prefix: 'flush', operationTimeoutMs: 2_000 });
+    await runs.queue.enqueue(aRun({ runId: 'before-flush' }));
+    expect(await runs.queue.scheduledCount('before-flush')).to.equal(1);
+    const { Redis } = await import('ioredis');
+    const admin = new Redis(server.url);
+    try {
+      expect(await admin.script('FLUSH')).to.equal('OK');
+    } finally {
+      admin.disconnect();
+    }
+    // Before the fix: ioredis kept sending EVALSHA inside the MULTI, each NOSCRIPT was
+    // let through, and both runs were recorded `queued` with no job (scheduledCount 0).
+    for (const runId of ['after-flush-1', 'after-flush-2']) {
+      await runs.queue.enqueue(aRun({ runId }));
+      expect((await runs.store.get(runId))?.status).to.equal('queued');
+      expect(await runs.queue.scheduledCount(runId)).to.equal(1);
+    }
+  });
+});
