@@ -162,11 +162,11 @@ export function throughputMet(rpsRatio: number, projectCpuUs: number | undefined
   return projectCpuUs === undefined || otherCpuUs === undefined || projectCpuUs <= 0 || otherCpuUs / projectCpuUs >= goal;
 }
 
-/** `; by CPU a request X× (ours / theirs µs)`, or nothing without both figures. */
+/** `; by CPU a request X× (ours / theirs µs)`, or that it was not read (then req/s alone decides). */
 function cpuRatioNote(projectCpuUs: number | undefined, otherCpuUs: number | undefined): string {
   return projectCpuUs !== undefined && otherCpuUs !== undefined && projectCpuUs > 0
     ? `; by CPU a request ${ratio(otherCpuUs / projectCpuUs)} (${fmt(projectCpuUs)} / ${fmt(otherCpuUs)} µs)`
-    : '';
+    : '; CPU a request not read';
 }
 
 /**
