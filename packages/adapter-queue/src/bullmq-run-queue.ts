@@ -170,6 +170,8 @@ export class BullMqRunQueue implements RunQueue {
    * @throws DependencyUnavailableError when Redis is unreachable or does not answer within
    *   `operationTimeoutMs`; then nothing was promised, and the run exists entirely or
    *   not at all (see the class comment).
+   * @throws Error when the job is not added (BullMQ queued no command on the transaction,
+   *   or refused the job again after its script was loaded): the record is withdrawn.
    */
   async enqueue(run: Run): Promise<void> {
     checkJobId(run.runId);
