@@ -158,15 +158,19 @@ export function formatPeers(report: BenchReport): string {
  * earlier the same builds read 0.61–0.65×.
  */
 export function throughputMet(rpsRatio: number, projectCpuUs: number | undefined, otherCpuUs: number | undefined, goal: number): boolean {
-  if (rpsRatio < goal) return false;
-  return projectCpuUs === undefined || otherCpuUs === undefined || projectCpuUs <= 0 || otherCpuUs / projectCpuUs >= goal;
+  const cpu = cpuRatio(projectCpuUs, otherCpuUs);
+  return rpsRatio >= goal && (cpu === undefined || cpu >= goal);
+}
+
+/** The other server's CPU a request over the project's (above 1: the project spends less); `undefined` unless both were read (µs, > 0). */
+function cpuRatio(projectCpuUs: number | undefined, otherCpuUs: number | undefined): number | undefined {
+  return projectCpuUs !== undefined && otherCpuUs !== undefined && projectCpuUs > 0 && otherCpuUs > 0 ? otherCpuUs / projectCpuUs : undefined;
 }
 
 /** `; by CPU a request X× (ours / theirs µs)`, or that it was not read (then req/s alone decides). */
 function cpuRatioNote(projectCpuUs: number | undefined, otherCpuUs: number | undefined): string {
-  return projectCpuUs !== undefined && otherCpuUs !== undefined && projectCpuUs > 0
-    ? `; by CPU a request ${ratio(otherCpuUs / projectCpuUs)} (${fmt(projectCpuUs)} / ${fmt(otherCpuUs)} µs)`
-    : '; CPU a request not read';
+  const cpu = cpuRatio(projectCpuUs, otherCpuUs);
+  return cpu === undefined ? '; CPU a request not read' : `; by CPU a request ${ratio(cpu)} (${fmt(projectCpuUs ?? NaN)} / ${fmt(otherCpuUs ?? NaN)} µs)`;
 }
 
 /**
