@@ -1,6 +1,7 @@
 import { DependencyUnavailableError } from '@svc/core';
 import { aRun, eventually } from '@svc/core/testing';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { BullMqRuns, DemoRunProcessor } from '@svc/adapter-queue';
 import { startRedisServer, type RedisServer } from '../../../tools/test-support/redis-server.js';
 import { RecordingNotifier } from './support/runs.js';
@@ -110,7 +111,6 @@ describe('BullMqRuns when its own redis-server forgets its scripts (SCRIPT FLUSH
     runs = await BullMqRuns.connect({ redis: server.url, prefix: 'flush', operationTimeoutMs: 2_000 });
     await runs.queue.enqueue(aRun({ runId: 'before-flush' }));
     expect(await runs.queue.scheduledCount('before-flush')).to.equal(1);
-    const { Redis } = await import('ioredis');
     const admin = new Redis(server.url);
     try {
       expect(await admin.script('FLUSH')).to.equal('OK');
