@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { handleClientErrors } from '@svc/adapter-http';
+import { handleClientErrors, requestListener } from '@svc/adapter-http';
 import { createWorker, FanOutNotifier, silentLogger, StoredRunFiles, type Core, type Logger, type Notifier, type RunBackend, type RunProcessor } from '@svc/core';
 import type { Container } from 'inversify';
 import { DemoRunProcessor, msUntil, RUN_WORKER_STOP_SLACK_MS, within, type RunWorker, type RunWorkerCloseReport } from '@svc/adapter-queue/memory';
@@ -132,15 +132,16 @@ export async function startServer(settings: ServerSettings, options: ServerOptio
   // resume with Last-Event-ID elsewhere) instead of holding the drain to its grace.
   const closingStreams = new AbortController();
   const apps = buildApps(container, () => draining, closingStreams.signal);
-  const mainHandler = apps.main.callback();
-  const egressHandler = apps.egress.callback();
+  // Fixed answers (the index, /livez, the documents) before Koa, the rest through it.
+  const mainHandler = requestListener(apps.main);
+  const egressHandler = requestListener(apps.egress);
   const main: Server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
     mainDrain.onRequest(req, res);
-    void mainHandler(req, res);
+    mainHandler(req, res);
   });
   const egress: Server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
     egressDrain.onRequest(req, res);
-    void egressHandler(req, res);
+    egressHandler(req, res);
   });
   const mainDrain = new HttpDrain(main);
   const egressDrain = new HttpDrain(egress);

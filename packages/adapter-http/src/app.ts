@@ -1,9 +1,11 @@
 import { silentLogger } from '@svc/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa, { type Context } from 'koa';
 import { openApiYaml } from './openapi/document.js';
 import { authenticated } from './pipeline/authenticate.js';
 import { deprecationHeaderList, setHeaders } from './pipeline/deprecation.js';
-import { sendFixed } from './pipeline/fixed-answer.js';
+import { sendFixed, type FixedAnswer } from './pipeline/fixed-answer.js';
+import { fixedListener, type FixedListener } from './pipeline/fixed-listener.js';
 import { meteredRoute } from './pipeline/rate-limit.js';
 import { CODED_SLACK_BYTES } from './pipeline/json-body.js';
 import { requestContext } from './pipeline/request-context.js';
@@ -82,6 +84,26 @@ function mount(route: RouteDefinition, deps: RouteDeps, listener: Listener, path
   return { method: route.method, paths, handler };
 }
 
+/** The fixed answers each app serves before Koa (`pipeline/fixed-listener.ts`), for {@link requestListener}. */
+const FIXED_LISTENERS = new WeakMap<Koa, FixedListener>();
+
+/**
+ * The Node request listener of an app built by {@link createHttpApp} or
+ * {@link createEgressApp}: its fixed answers (`GET`/`HEAD` of the index, the OpenAPI
+ * document, llms.txt, the docs site, the OAuth metadata, `/livez`) straight on Node's
+ * request and response, everything else through `app.callback()`; the answers are the
+ * same either way (test/fixed-listener.test.ts), the fixed ones cost less CPU
+ * (bench/BENCHMARKS.md, issue 11). Use it where `app.callback()` would be used.
+ */
+export function requestListener(app: HttpApp): (req: IncomingMessage, res: ServerResponse) => void {
+  const koa = app.callback();
+  const fixed = FIXED_LISTENERS.get(app);
+  if (fixed === undefined) return (req, res) => void koa(req, res);
+  return (req, res) => {
+    if (!fixed(req, res)) void koa(req, res);
+  };
+}
+
 function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: Listener, otherMethods: OtherMethods, routes: readonly RouteDefinition[]): Koa {
   const deps = depsOf(useCases, settings);
   const mounted: MountedRoute[] = [];
@@ -97,13 +119,21 @@ function build(useCases: HttpUseCases, settings: HttpAppSettings, listener: List
   // CORS and routing, all one Koa layer (pipeline/stage.ts).
   const resolveClient = clientAddressResolver(settings.trustedProxies);
   const cors = corsStage(settings.corsOrigins);
+  const logger = settings.logger ?? silentLogger;
+  const logFields = accessLogFields(resolveClient);
+  const observer = requestObserver(settings.telemetry, resolveClient);
+  if (cors === undefined) {
+    const answers = new Map<string, FixedAnswer>();
+    for (const route of mounted) for (const path of route.paths) if (route.fixed !== undefined) answers.set(path, route.fixed);
+    if (answers.size > 0) FIXED_LISTENERS.set(app, fixedListener(answers, { logger, logFields, observer }));
+  }
   app.use(
     pipeline(
       [
-        requestContext(settings.logger ?? silentLogger, {
-          logFields: accessLogFields(resolveClient),
+        requestContext(logger, {
+          logFields,
           unreadBodyLimitBytes: deps.limits.bodyLimitBytes + CODED_SLACK_BYTES,
-          observer: requestObserver(settings.telemetry, resolveClient),
+          observer,
         }),
         ...(cors !== undefined ? [cors] : []),
       ],

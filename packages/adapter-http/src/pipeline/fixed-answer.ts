@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import type { HeaderList } from './deprecation.js';
 
@@ -33,14 +34,14 @@ export function cachedAnswer(contentType: string, body: Buffer, maxAgeSeconds: n
 
 /**
  * RFC 9110 §13.1.2: `If-None-Match` matches when it is `*` or lists `etag` (weak
- * comparison). Not `ctx.fresh`: it ignores `If-None-Match` when the request also says
+ * comparison). Not Koa's `ctx.fresh`: it ignores `If-None-Match` when the request also says
  * `Cache-Control: no-cache`, which fetch() adds to every conditional request, so fetch
  * clients would never get a 304.
  */
-function noneMatch(ctx: Context, etag: string): boolean {
+export function noneMatch(req: IncomingMessage, etag: string): boolean {
   // Node's parser keeps one `If-None-Match` (its list joined by ", "); read by its
   // lower-case name, without `ctx.get`'s lower-casing and lookup of a new string.
-  const header = (ctx.req.headers['if-none-match'] ?? '').trim();
+  const header = (req.headers['if-none-match'] ?? '').trim();
   if (header === '') return false;
   if (header === '*') return true;
   const opaque = (tag: string): string => tag.trim().replace(/^W\//u, '');
@@ -54,7 +55,7 @@ export function sendFixed(ctx: Context, answer: FixedAnswer): void {
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   const response = ctx.response;
   response.status = 200;
-  if (answer.etag !== undefined && noneMatch(ctx, answer.etag)) {
+  if (answer.etag !== undefined && noneMatch(ctx.req, answer.etag)) {
     response.status = 304;
     return;
   }

@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context as OtelContext, type Span, type Tracer } from '@opentelemetry/api';
 import { carriesContext, noopTelemetry, type Principal, type Telemetry } from '@svc/core';
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import type { ClientAddressResolver } from './client-address.js';
 import type { NextStage } from './stage.js';
@@ -20,8 +21,26 @@ export interface ObservedState {
   readonly principal?: Principal;
 }
 
+/**
+ * What observing a request reads of it: a Koa `Context` has it all, and the fixed answers
+ * served before Koa (`pipeline/fixed-listener.ts`) build it from the request.
+ */
+export interface ObservedExchange {
+  readonly req: IncomingMessage;
+  /** The request method, upper case. */
+  readonly method: string;
+  /** The request path without its query. */
+  readonly path: string;
+  /** The answer's status (200 until one is chosen). */
+  readonly status: number;
+  /** What the stages left: {@link ObservedState} and `requestId`. */
+  readonly state: ObservedState & { readonly requestId?: string };
+  /** The route's path template, when a route matched (Koa's `ctx._matchedRoute`). */
+  readonly _matchedRoute?: unknown;
+}
+
 /** The operation of the request: its route's, `preflight`, or {@link UNMATCHED_OPERATION}. */
-export function operationOf(ctx: Context): string {
+export function operationOf(ctx: ObservedExchange): string {
   return (ctx.state as ObservedState).operation ?? UNMATCHED_OPERATION;
 }
 
@@ -43,11 +62,11 @@ export interface RequestObservation {
  */
 export interface RequestObserver {
   /** Starts the request's clock and span; first of all. */
-  begin(ctx: Context): RequestObservation;
+  begin(ctx: ObservedExchange): RequestObservation;
   /** Runs `next` with the span active when it carries context (a tracer provider is registered). */
   run(observation: RequestObservation, ctx: Context, next: NextStage): Promise<void> | void;
   /** Records the request's metrics and ends its span; last of all, whatever happened. */
-  end(ctx: Context, observation: RequestObservation): void;
+  end(ctx: ObservedExchange, observation: RequestObservation): void;
 }
 
 /**
@@ -80,8 +99,8 @@ export function requestObserver(telemetry: Telemetry = noopTelemetry, resolveCli
       const status = ctx.status;
       telemetry.requestFinished(operation, status, (performance.now() - started) / 1000);
       if (span.isRecording()) {
-        const state = ctx.state as ObservedState & { requestId?: string };
-        const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+        const state = ctx.state;
+        const route = ctx._matchedRoute;
         const client = resolveClient?.(ctx.req);
         span.updateName(typeof route === 'string' ? `${ctx.method} ${route}` : `${ctx.method} ${operation}`);
         span.setAttributes({
@@ -102,7 +121,7 @@ export function requestObserver(telemetry: Telemetry = noopTelemetry, resolveCli
 }
 
 /** The fields of a request's access log line beyond the request context's own; `span`: the request's span, when observed. */
-export type AccessLogFields = (ctx: Context, span?: Span) => Record<string, unknown>;
+export type AccessLogFields = (ctx: ObservedExchange, span?: Span) => Record<string, unknown>;
 
 /**
  * The fields the access log line adds to `request_id`, `method`, `path`, `status` and
@@ -112,7 +131,7 @@ export type AccessLogFields = (ctx: Context, span?: Span) => Record<string, unkn
  */
 export function accessLogFields(resolveClient: ClientAddressResolver): AccessLogFields {
   return (ctx, observed) => {
-    const { principal } = ctx.state as ObservedState;
+    const { principal } = ctx.state;
     const span = observed ?? trace.getActiveSpan();
     return {
       operation: operationOf(ctx),

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createEgressApp, createHttpApp, type HttpAppSettings, type HttpUseCases } from '@svc/adapter-http';
+import { createEgressApp, createHttpApp, requestListener, type HttpAppSettings, type HttpUseCases } from '@svc/adapter-http';
 import { createCore, type Core, type CorePorts, type CoreOptions, type FileSettings, type RateLimitPolicy, type RateLimitSettings } from '@svc/core';
 import {
   ACCOUNT_A,
@@ -161,8 +161,9 @@ export async function startApps(options: AppOptions = {}): Promise<RunningApps> 
     ...options.settings,
   };
   // Every answer is recorded: declared-statuses.test.ts checks each against the document.
-  const main = createServer(recordingAnswers('main', createHttpApp(useCases, settings).callback()));
-  const egress = createServer(recordingAnswers('egress', createEgressApp(useCases, settings).callback()));
+  // As the API server serves them: fixed answers before Koa (`requestListener`).
+  const main = createServer(recordingAnswers('main', requestListener(createHttpApp(useCases, settings))));
+  const egress = createServer(recordingAnswers('egress', requestListener(createEgressApp(useCases, settings))));
   const [url, egressUrl] = await Promise.all([listen(main), listen(egress)]);
   return {
     url,

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+// Imported, as in observe-request.ts.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '@svc/core';
+import { noneMatch, type FixedAnswer } from './fixed-answer.js';
+import type { AccessLogFields, ObservedExchange, RequestObserver } from './observe-request.js';
+import { logRequest, requestIdOf } from './request-context.js';
+
+/**
+ * Answers a request with a fixed answer before Koa sees it, or declines: `true` when it
+ * answered, `false` when the request is not one it answers (then the Koa app does, with
+ * the same result for a fixed answer).
+ */
+export type FixedListener = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** What {@link fixedListener} does besides the answer: the request context stage's parts. */
+export interface FixedListenerOptions {
+  readonly logger: Logger;
+  /** The access log line's fields beyond the request's own (`accessLogFields`). */
+  readonly logFields?: AccessLogFields;
+  /** The request's span and metrics (`requestObserver`). */
+  readonly observer?: RequestObserver;
+}
+
+interface Prepared {
+  readonly answer: FixedAnswer;
+  /** `Content-Length` of the body, bytes. */
+  readonly length: string;
+}
+
+/**
+ * The fixed answers of a listener (the index, the OpenAPI document, llms.txt, the docs
+ * site, the OAuth metadata, `/livez`: `GET` and `HEAD` of a path in `answers`) served
+ * straight on Node's request and response, without Koa's context and middleware: the
+ * same status, headers in the same order, body, request id, access log line, span and
+ * metrics as the Koa app's request context stage and `sendFixed` give them
+ * (test/fixed-listener.test.ts compares both on every fixed path).
+ *
+ * Why: bare Koa's context and `respond` cost about a quarter of a request's CPU on a
+ * fixed answer (bench: bare `node:http` 43 µs a request against bare Koa's 57 µs in one
+ * run), and the index target is a ratio to bare Koa (bench/BENCHMARKS.md, issue 11).
+ *
+ * It declines, leaving the request to Koa, for anything else: another method or path, a
+ * request with a body (`Content-Length` other than 0, or `Transfer-Encoding`: Koa's
+ * stage reads and drops it), or any throw before the answer is written (its headers are
+ * removed first). A listener with CORS origins does not use it (`@koa/cors` adds `Vary`
+ * and its headers to every answer).
+ */
+export function fixedListener(answers: ReadonlyMap<string, FixedAnswer>, options: FixedListenerOptions): FixedListener {
+  const prepared = new Map<string, Prepared>();
+  for (const [path, answer] of answers) prepared.set(path, { answer, length: String(Buffer.byteLength(answer.body)) });
+  const { logger, logFields, observer } = options;
+  return (req, res) => {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    const entry = prepared.get(path);
+    if (entry === undefined) return false;
+    const headers = req.headers;
+    const length = headers['content-length'];
+    if ((length !== undefined && length !== '0') || headers['transfer-encoding'] !== undefined) return false;
+    const { answer } = entry;
+    let status: 200 | 304;
+    try {
+      status = answer.etag !== undefined && noneMatch(req, answer.etag) ? 304 : 200;
+      const exchange: ObservedExchange = { req, method, path, status, state: {} };
+      const observation = observer?.begin(exchange);
+      const started = observation?.started ?? performance.now();
+      const requestId = requestIdOf(req);
+      (exchange.state as { requestId?: string; operation?: string }).requestId = requestId;
+      if (answer.operation !== undefined) (exchange.state as { operation?: string }).operation = answer.operation;
+      res.setHeader('X-Request-Id', requestId);
+      for (const [name, value] of answer.headers) res.setHeader(name, value);
+      if (status === 200) {
+        res.setHeader('Content-Type', answer.contentType);
+        res.setHeader('Content-Length', entry.length);
+      }
+      logRequest(logger, exchange, requestId, started, logFields, observation?.span);
+      if (observation !== undefined) observer?.end(exchange, observation);
+    } catch {
+      // Nothing is written yet: the Koa app answers afresh (its error boundary, if it throws again).
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      return false;
+    }
+    res.statusCode = status;
+    if (status === 304 || method === 'HEAD') res.end();
+    else res.end(answer.body);
+    return true;
+  };
+}
