@@ -1,10 +1,11 @@
 /**
- * What a run start costs in work rather than time: instructions a request (valgrind's
+ * What a request costs in work rather than time: instructions a request (valgrind's
  * callgrind), promises a request (async_hooks) and bytes the heap allocated a request (V8's
  * `--trace-gc-nvp`, `children/count-allocation.ts`), for the API server's run start in
- * memory and the same-work Koa and Fastify peers. `pnpm bench:instructions`, or
+ * memory and the same-work Koa and Fastify peers, and for its index (`GET /api/v1`), bare
+ * Koa and the index's same-work peer. `pnpm bench:instructions`, or
  * `node bench/dist/instructions.js [--warmup N] [--requests N] [--connections N]
- * [--only project,koa-peer,fastify-peer] [--keep DIR]`; prints Markdown on stdout, progress
+ * [--only project,koa-peer,fastify-peer,index,koa,koa-index-peer] [--keep DIR]`; prints Markdown on stdout, progress
  * on stderr. `--keep DIR` keeps each server's dump and JIT map for
  * `bench/src/callgrind-functions.ts` (instructions by function).
  *
@@ -35,15 +36,35 @@ import { apiServerMain, benchChild, FROM_SOURCE, REPO_ROOT, type NodeCommand } f
 
 const execFileAsync = promisify(execFile);
 
-/** The servers measured: the project's run start in memory and its same-work peers. */
+/**
+ * The servers measured, in two groups, each answering its own request: the run start in
+ * memory (`project` and its same-work peers: `POST /api/v1/agents/{id}/run` → 202), and
+ * the index (`index`, bare Koa and the index's same-work peer: `GET /api/v1` → 200).
+ */
 export const INSTRUCTION_SERVERS = {
   project: 'POST /api/v1/agents/{id}/run, in memory, log silent',
   'koa-peer': 'same-work peer: Koa run start, in memory',
   'fastify-peer': 'same-work peer: Fastify run start, in memory',
+  index: 'GET /api/v1 (index), log silent',
+  koa: 'bare Koa (baseline)',
+  'koa-index-peer': "same-work peer: bare Koa answering the index's bytes and headers",
 } as const;
 
 /** Name of a measured server (`--only`). */
 export type InstructionServer = keyof typeof INSTRUCTION_SERVERS;
+
+/** The server of each group the others' ratios are taken against. */
+type GroupBase = 'project' | 'index';
+
+/** The group of each server: the project's server it is compared with. */
+const BASE_OF: Readonly<Record<InstructionServer, GroupBase>> = {
+  project: 'project',
+  'koa-peer': 'project',
+  'fastify-peer': 'project',
+  index: 'index',
+  koa: 'index',
+  'koa-index-peer': 'index',
+};
 
 /** Options of {@link measureInstructions}. */
 export interface InstructionOptions {
@@ -93,19 +114,64 @@ export interface InstructionReport {
   readonly rows: readonly InstructionRow[];
 }
 
-/** The command of one server and the request it answers 202 to. */
-function serverOf(server: InstructionServer, account: BenchAccount, port: number, egressPort: number, work: string): { command: NodeCommand; args: string[]; env: Record<string, string> } {
-  if (server === 'project') {
-    const configFile = join(work, 'project.yaml');
-    writeFileSync(configFile, JSON.stringify(apiConfig({ account, port, egressPort, logLevel: 'silent' })));
-    return { command: apiServerMain(FROM_SOURCE ? 'source' : 'dist'), args: ['--config', configFile], env: { NODE_ENV: 'production' } };
-  }
-  const child = server === 'koa-peer' ? 'peers/koa-run-memory' : 'peers/fastify-run-memory';
-  return { command: benchChild(child), args: [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }))], env: {} };
+/** The request a server is measured on, and the status it must answer. */
+interface Target extends LoadRequest {
+  readonly status: number;
 }
 
-function runStart(port: number, account: BenchAccount): LoadRequest {
-  return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: RUN_START_BODY };
+/** A server's command and its request. */
+interface Measured {
+  readonly command: NodeCommand;
+  readonly args: string[];
+  readonly env: Record<string, string>;
+  readonly target: (port: number, account: BenchAccount) => Target;
+}
+
+const indexRequest = (port: number): Target => ({ url: `http://127.0.0.1:${port}/api/v1`, method: 'GET', status: 200 });
+
+/** Where {@link indexAnswerFile} writes the index's answer in the work folder. */
+const INDEX_ANSWER = 'index-answer.json';
+
+/**
+ * The command of one server and its request. The index's same-work peer serves the file
+ * {@link indexAnswerFile} wrote in `work`.
+ */
+function serverOf(server: InstructionServer, account: BenchAccount, port: number, egressPort: number, work: string): Measured {
+  if (server === 'project' || server === 'index') {
+    const configFile = join(work, `${server}.yaml`);
+    writeFileSync(configFile, JSON.stringify(apiConfig({ account, port, egressPort, logLevel: 'silent' })));
+    const command = apiServerMain(FROM_SOURCE ? 'source' : 'dist');
+    const env = { NODE_ENV: 'production' };
+    return { command, args: ['--config', configFile], env, target: server === 'project' ? runStart : indexRequest };
+  }
+  if (server === 'koa' || server === 'koa-index-peer') {
+    const args = server === 'koa' ? [String(port)] : [String(port), '--answer', join(work, INDEX_ANSWER)];
+    return { command: benchChild('koa-server'), args, env: {}, target: indexRequest };
+  }
+  const child = server === 'koa-peer' ? 'peers/koa-run-memory' : 'peers/fastify-run-memory';
+  return { command: benchChild(child), args: [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }))], env: {}, target: runStart };
+}
+
+function runStart(port: number, account: BenchAccount): Target {
+  return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: RUN_START_BODY, status: 202 };
+}
+
+/**
+ * Writes the index's answer (its body, and the headers `pnpm bench`'s index peer keeps:
+ * `Content-Type`, `ETag`, `Cache-Control`) to `work`, for the index's same-work peer.
+ */
+async function indexAnswerFile(work: string): Promise<void> {
+  await withServer('index', work, {}, async (_child, target) => {
+    const client = keptAliveClient(target);
+    try {
+      const answer = await client.send();
+      if (answer.status !== 200) throw new Error(`${target.url} answered ${answer.status}`);
+      const headers = Object.fromEntries(['content-type', 'etag', 'cache-control'].flatMap((name) => (typeof answer.headers[name] === 'string' ? [[name, answer.headers[name]]] : [])));
+      writeFileSync(join(work, INDEX_ANSWER), JSON.stringify({ body: answer.body, headers }));
+    } finally {
+      client.close();
+    }
+  });
 }
 
 type Client = ReturnType<typeof keptAliveClient>;
@@ -123,17 +189,17 @@ function connect(target: LoadRequest, connections: number): Client[] {
 }
 
 /**
- * Sends `total` run starts over `clients`, each one request at a time.
- * @throws on an answer other than 202.
+ * Sends `total` requests over `clients`, each one request at a time.
+ * @throws on an answer other than `target.status`.
  */
-async function send(target: LoadRequest, clients: readonly Client[], total: number): Promise<void> {
+async function send(target: Target, clients: readonly Client[], total: number): Promise<void> {
   let left = total;
   await Promise.all(
     clients.map(async (client) => {
       while (left > 0) {
         left -= 1;
         const answer = await client.send();
-        if (answer.status !== 202) throw new Error(`${target.url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+        if (answer.status !== target.status) throw new Error(`${target.url} answered ${answer.status}: ${answer.body.slice(0, 200)}`);
       }
     }),
   );
@@ -179,10 +245,10 @@ function keepDump(dir: string, keepDir: string, server: InstructionServer, pid: 
   }
 }
 
-async function withServer<T>(server: InstructionServer, work: string, extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[]; stdoutFile?: string }, body: (child: ServerChild, target: LoadRequest) => Promise<T>): Promise<T> {
+async function withServer<T>(server: InstructionServer, work: string, extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[]; stdoutFile?: string }, body: (child: ServerChild, target: Target) => Promise<T>): Promise<T> {
   const account = benchAccount();
   const port = await freePort();
-  const { command, args, env } = serverOf(server, account, port, await freePort(), work);
+  const { command, args, env, target } = serverOf(server, account, port, await freePort(), work);
   const child = await startServerChild({
     command,
     args,
@@ -196,7 +262,7 @@ async function withServer<T>(server: InstructionServer, work: string, extra: { n
     deadlineMs: extra.wrapper !== undefined ? 120_000 : 20_000,
   });
   try {
-    return await body(child, runStart(port, account));
+    return await body(child, target(port, account));
   } finally {
     await child.stop(60_000);
   }
@@ -289,6 +355,7 @@ export async function measureInstructions(options: InstructionOptions = {}): Pro
   const rows: InstructionRow[] = [];
   try {
     for (const server of options.only ?? (Object.keys(INSTRUCTION_SERVERS) as InstructionServer[])) {
+      if (server === 'koa-index-peer' && !existsSync(join(work, INDEX_ANSWER))) await indexAnswerFile(work);
       log(`${server}: promises a request (${warmupRequests} + ${requests} requests)`);
       const promisesPerRequest = await countPromises(server, work, Math.min(warmupRequests, 2000), requests, connections);
       log(`${server}: bytes allocated a request (${warmupRequests} + ${requests} requests)`);
@@ -308,29 +375,37 @@ export async function measureInstructions(options: InstructionOptions = {}): Pro
   return { warmupRequests, requests, connections, node: process.version, rows };
 }
 
-function ratio(project: number | undefined, peer: number | undefined): string {
-  return project === undefined || peer === undefined ? '–' : `${(peer / project).toFixed(2)}×`;
+/** `other ÷ project`, or `–` when either is missing or the project's rounds to 0 (the index makes no promise). */
+function ratio(project: number | undefined, other: number | undefined): string {
+  return project === undefined || other === undefined || project < 0.05 ? '–' : `${(other / project).toFixed(2)}×`;
 }
 
 /**
- * The report as Markdown. "peer ÷ project" reads like `pnpm bench`'s throughput ratios:
- * below 1 the project does more work for the same answer.
+ * The report as Markdown: one table a group (the run start, the index), each server's
+ * figures over its group's project server's. "other ÷ project" reads like `pnpm bench`'s
+ * throughput ratios: below 1 the project does more work for the same answer.
  */
 export function formatInstructions(report: InstructionReport): string {
   const counted = (row: InstructionRow | undefined) => (row === undefined || typeof row.instructionsPerRequest !== 'number' ? undefined : row.instructionsPerRequest);
-  const project = report.rows.find((r) => r.server === 'project');
   const lines = [
-    `${report.requests} run starts counted after ${report.warmupRequests} (promises: after ${Math.min(report.warmupRequests, 2000)}), ${report.connections} connection(s), Node ${report.node}.`,
-    '',
-    '| server | instructions a request | peer ÷ project (instructions) | promises a request | peer ÷ project (promises) | KiB allocated a request | peer ÷ project (allocated) |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    `${report.requests} requests counted after ${report.warmupRequests} (promises: after ${Math.min(report.warmupRequests, 2000)}), ${report.connections} connection(s), Node ${report.node}.`,
   ];
-  for (const row of report.rows) {
-    const n = counted(row);
-    const isPeer = row.server !== 'project';
+  for (const base of ['project', 'index'] as const) {
+    const rows = report.rows.filter((r) => BASE_OF[r.server] === base);
+    if (rows.length === 0) continue;
+    const project = report.rows.find((r) => r.server === base);
     lines.push(
-      `| ${INSTRUCTION_SERVERS[row.server]} | ${n === undefined ? `not counted: ${(row.instructionsPerRequest as { skip: string }).skip}` : Math.round(n).toLocaleString('en-US')} | ${isPeer ? ratio(counted(project), n) : '1.00×'} | ${row.promisesPerRequest.toFixed(1)} | ${isPeer && project !== undefined ? ratio(project.promisesPerRequest, row.promisesPerRequest) : '1.00×'} | ${row.bytesAllocatedPerRequest === undefined ? '– (no collection traced)' : (row.bytesAllocatedPerRequest / 1024).toFixed(1)} | ${isPeer ? ratio(project?.bytesAllocatedPerRequest, row.bytesAllocatedPerRequest) : '1.00×'} |`,
+      '',
+      `| server | instructions a request | other ÷ ${base} (instructions) | promises a request | other ÷ ${base} (promises) | KiB allocated a request | other ÷ ${base} (allocated) |`,
+      '|---|---:|---:|---:|---:|---:|---:|',
     );
+    for (const row of rows) {
+      const n = counted(row);
+      const other = row.server !== base;
+      lines.push(
+        `| ${INSTRUCTION_SERVERS[row.server]} | ${n === undefined ? `not counted: ${(row.instructionsPerRequest as { skip: string }).skip}` : Math.round(n).toLocaleString('en-US')} | ${other ? ratio(counted(project), n) : '1.00×'} | ${row.promisesPerRequest.toFixed(1)} | ${other && project !== undefined ? ratio(project.promisesPerRequest, row.promisesPerRequest) : '1.00×'} | ${row.bytesAllocatedPerRequest === undefined ? '– (no collection traced)' : (row.bytesAllocatedPerRequest / 1024).toFixed(1)} | ${other ? ratio(project?.bytesAllocatedPerRequest, row.bytesAllocatedPerRequest) : '1.00×'} |`,
+      );
+    }
   }
   return lines.join('\n');
 }

@@ -8,22 +8,22 @@ import { expect } from 'chai';
 import { selfCostByFunction } from '../src/callgrind-functions.js';
 import { allocatedBytes, callgrindTotal, formatInstructions, measureInstructions, type InstructionReport } from '../src/instructions.js';
 
-describe('bench instructions: a few run starts counted on the project and the Koa peer', function () {
+describe('bench instructions: a few requests counted on the project, the Koa peer and the index peer', function () {
   this.timeout(240_000);
   let report: InstructionReport;
   const keepDir = mkdtempSync(join(tmpdir(), 'svc-instructions-keep-'));
 
   before(async () => {
-    report = await measureInstructions({ warmupRequests: 30, requests: 20, only: ['project', 'koa-peer'], keepDir });
+    report = await measureInstructions({ warmupRequests: 30, requests: 20, only: ['project', 'koa-peer', 'koa-index-peer'], keepDir });
   });
 
   after(() => {
     rmSync(keepDir, { recursive: true, force: true });
   });
 
-  it('counts the promises of exactly the measured requests on both servers', () => {
-    expect(report.rows.map((r) => r.server)).to.deep.equal(['project', 'koa-peer']);
-    // Every run start awaits at least its body and its rate-limit charge.
+  it('counts the promises of exactly the measured requests on each server', () => {
+    expect(report.rows.map((r) => r.server)).to.deep.equal(['project', 'koa-peer', 'koa-index-peer']);
+    // Every run start awaits at least its body and its rate-limit charge; Koa makes three promises a request.
     for (const row of report.rows) expect(row.promisesPerRequest, row.server).to.be.greaterThan(2);
   });
 
@@ -37,6 +37,9 @@ describe('bench instructions: a few run starts counted on the project and the Ko
     }
     const printed = formatInstructions(report);
     expect(printed).to.match(/\| same-work peer: Koa run start, in memory \| ([\d,]+|not counted: .+) \| (\d\.\d\d×|–) \| \d+\.\d \| \d\.\d\d× \| \d+\.\d \| (\d\.\d\d×|–) \|/u);
+    // The index's group, in a table of its own, its peer serving the index's own answer (a GET answered 200).
+    expect(printed).to.include('other ÷ index (instructions)');
+    expect(printed).to.match(/\| same-work peer: bare Koa answering the index's bytes and headers \| ([\d,]+|not counted: .+) \| – \|/u);
   });
 
   it('keeps each dump with its JIT map, and names its costs by function', async function () {
