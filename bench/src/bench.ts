@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ALTERNATED_PAIRS, alternate, type AlternatedPair, type AlternatedPairName } from './alternated.js';
 import { answerDifferences } from './answer-shape.js';
 import { apiConfig, benchAccount, DB_PASSWORD_ENV, peerConfig, type ApiConfigOptions, type BenchAccount } from './api-config.js';
 import { freePort, startServerChild, type ServerChild } from './child-process.js';
@@ -101,6 +102,13 @@ export interface BenchOptions extends LoadShape {
    * storage and the copies, so it must be on the disk being measured, not a tmpfs).
    */
   readonly upload?: { readonly sizeBytes?: number; readonly rounds?: number; readonly dir?: string };
+  /**
+   * Alternated rounds (`alternated.ts`) of the pairs whose scenarios ran in the table
+   * (the index and bare Koa; the run start in memory and its Koa peer, once the peer
+   * answered alike): `rounds` (default 6; 0: none), each load `roundSeconds` long (default
+   * 3) after a 1 s warm-up. The throughput targets read their medians.
+   */
+  readonly alternated?: { readonly rounds?: number; readonly roundSeconds?: number };
   /** Progress lines (to stderr in the command). */
   readonly log?: (line: string) => void;
 }
@@ -235,6 +243,8 @@ export interface BenchReport {
   readonly profile?: ProfileReport;
   /** Present when the upload scenario was asked for. */
   readonly upload?: UploadRow;
+  /** The pairs measured in alternated rounds ({@link BenchOptions.alternated}). */
+  readonly alternated?: readonly AlternatedPair[];
 }
 
 /** A scenario that cannot run yet; its row says why. */
@@ -319,6 +329,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   let redisRoundTrips: RoundTrips | undefined;
   let profile: ProfileReport | undefined;
   let upload: UploadRow | undefined;
+  const alternated: AlternatedPair[] = [];
 
   /**
    * The upload scenario: writes a file of random bytes in a directory of its own (under
@@ -788,6 +799,46 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     };
   }
 
+  /**
+   * A server up for alternated rounds: the API server (in memory, log silent) or a bench
+   * child, with the request it is loaded with.
+   */
+  async function upForRounds(which: 'api' | 'koa-server' | 'peers/koa-run-memory', request: 'index' | 'run-start'): Promise<{ child: ServerChild; target: LoadRequest }> {
+    const account = benchAccount();
+    const port = await freePort();
+    let child: ServerChild;
+    if (which === 'api') {
+      const configFile = join(work, `rounds-${request}.yaml`);
+      writeFileSync(configFile, JSON.stringify(apiConfig({ logLevel: 'silent', account, port, egressPort: await freePort() }), null, 2));
+      child = await startServerChild({ command: apiServerMain(origin), args: ['--config', configFile], port, env: { NODE_ENV: 'production' }, stderrFile: join(work, `rounds-${request}.stderr`) });
+    } else {
+      const args = which === 'koa-server' ? [String(port)] : [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }))];
+      child = await startServerChild({ command: benchChild(which), args, port, stderrFile: join(work, `rounds-${which.replace('/', '-')}.stderr`) });
+    }
+    return { child, target: request === 'index' ? { url: `http://127.0.0.1:${port}/api/v1`, method: 'GET' } : runRequest(port, account) };
+  }
+
+  /** The alternated rounds of `pair` ({@link BenchOptions.alternated}), both servers up throughout. */
+  async function alternatedRounds(pair: AlternatedPairName, rounds: number, roundShape: LoadShape): Promise<AlternatedPair> {
+    const request = pair === 'index-koa' ? 'index' : 'run-start';
+    const project = await upForRounds('api', request);
+    try {
+      const other = await upForRounds(pair === 'index-koa' ? 'koa-server' : 'peers/koa-run-memory', request);
+      try {
+        return await alternate(
+          pair,
+          rounds,
+          () => measureLoad(project.target, roundShape, project.child.cpuMs),
+          () => measureLoad(other.target, roundShape, other.child.cpuMs),
+        );
+      } finally {
+        await other.child.stop();
+      }
+    } finally {
+      await project.child.stop();
+    }
+  }
+
   const plan: [ScenarioName, () => Promise<LoadResult>][] = [
     ['node-http', () => baseline('node-http-server')],
     ['koa', () => baseline('koa-server')],
@@ -824,6 +875,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         upload = { label: SCENARIOS[UPLOAD_SCENARIO], skip: error.message };
       }
     }
+    const rounds = options.alternated?.rounds ?? 6;
+    if (rounds > 0) {
+      const roundSeconds = options.alternated?.roundSeconds ?? 3;
+      const roundShape: LoadShape = { connections: shape.connections, warmupSeconds: Math.min(1, roundSeconds), durationSeconds: roundSeconds };
+      const ran = (scenario: ScenarioName) => rows.some((r) => r.scenario === scenario && r.result !== undefined);
+      const pairs: AlternatedPairName[] = [];
+      if (ran('index') && ran(BASELINE)) pairs.push('index-koa');
+      if (peerChecks.some((c) => c.scenario === 'peer-koa-run-memory')) pairs.push('run-memory-peer');
+      for (const pair of pairs) {
+        log(`alternated rounds: ${ALTERNATED_PAIRS[pair]}, ${rounds} × 2 loads of ${roundShape.durationSeconds} s`);
+        alternated.push(await alternatedRounds(pair, rounds, roundShape));
+      }
+    }
     if (options.profile !== undefined) {
       const only = options.profile.only ?? ['index', 'run-start', 'run-redis', 'insert'];
       log(`profile: bare Koa, ${only.join(', ')} with --cpu-prof into ${options.profile.dir}`);
@@ -851,5 +915,6 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ...(redisRoundTrips !== undefined ? { redisRoundTrips } : {}),
     ...(profile !== undefined ? { profile } : {}),
     ...(upload !== undefined ? { upload } : {}),
+    ...(alternated.length > 0 ? { alternated } : {}),
   };
 }

@@ -11,7 +11,9 @@
  * scenario (`--only upload-local` runs it alone, without the Koa baseline): `--upload-mib N`
  * (the file's size, default 500), `--upload-rounds N` (default 3), `--upload-dir DIR`
  * (where the file, the server's storage and the copies go; default the OS's temporary
- * directory, which must then be on a disk).
+ * directory, which must then be on a disk); `--rounds N` (alternated rounds of the index
+ * and bare Koa, and of the run start in memory and its Koa peer, both servers up at once;
+ * default 6, 0 for none) and `--round-seconds S` (each round's load, default 3).
  * Prints a Markdown report on stdout, progress on stderr.
  */
 import { writeFileSync } from 'node:fs';
@@ -45,6 +47,8 @@ async function main(): Promise<void> {
       'upload-mib': { type: 'string' },
       'upload-rounds': { type: 'string' },
       'upload-dir': { type: 'string' },
+      rounds: { type: 'string' },
+      'round-seconds': { type: 'string' },
     },
     strict: true,
   });
@@ -68,6 +72,10 @@ async function main(): Promise<void> {
       sizeBytes: uploadBytes,
       rounds: Math.round(positive('upload-rounds', values['upload-rounds'], 3)),
       ...(values['upload-dir'] !== undefined ? { dir: values['upload-dir'] } : {}),
+    },
+    alternated: {
+      rounds: values.rounds === '0' ? 0 : Math.round(positive('rounds', values.rounds, 6)),
+      roundSeconds: positive('round-seconds', values['round-seconds'], 3),
     },
     log: (line) => process.stderr.write(`${line}\n`),
   });

@@ -48,6 +48,7 @@ describe('bench smoke: each scenario for about a second', function () {
       serverOrigin: 'dist',
       profile: { dir: profileDir, only: [] },
       upload: { sizeBytes: MIB, rounds: 1 },
+      alternated: { rounds: 2, roundSeconds: 0.3 },
     });
     printed = formatReport(report);
   });
@@ -118,6 +119,24 @@ describe('bench smoke: each scenario for about a second', function () {
     expect(server?.startMs).to.be.greaterThan(0);
     expect(server?.rssIdleBytes).to.be.greaterThan(10 * 1024 * 1024);
     expect(server?.rssAfterBytes).to.be.greaterThan(0);
+  });
+
+  it('measures the index and bare Koa, and the run start and its Koa peer, in alternated rounds; the targets read their medians', () => {
+    expect(report.alternated?.map((p) => p.pair)).to.deep.equal(['index-koa', 'run-memory-peer']);
+    for (const pair of report.alternated ?? []) {
+      expect(pair.rounds.map((r) => r.projectFirst), pair.pair).to.deep.equal([true, false]);
+      for (const r of pair.rounds) {
+        expect(r.project.requestsPerSecond, pair.pair).to.be.greaterThan(0);
+        expect(r.other.requestsPerSecond, pair.pair).to.be.greaterThan(0);
+        expect([r.project.non2xx, r.other.non2xx], pair.pair).to.deep.equal([0, 0]);
+      }
+      expect(pair.rpsRatio, pair.pair).to.be.greaterThan(0);
+      expect(pair.cpuRatio, pair.pair).to.be.greaterThan(0);
+    }
+    expect(printed).to.match(/\| index ÷ bare Koa: round \| first \|/u);
+    expect(printed).to.match(/\| median \| \| \| \| \*\*\d+\.\d\d×\*\* \| \| \*\*\d+\.\d\d×\*\* \|/u);
+    expect(printed).to.match(/\| index ≥ 0\.9× bare Koa \| .*alternated rounds: median \d+\.\d\d× by req\/s/u);
+    expect(printed).to.match(/\| run start in memory ≥ 0\.9× the Koa peer \(req\/s\) \| .*alternated rounds: median \d+\.\d\d× by req\/s/u);
   });
 
   it('checks every target, each met, missed or said not measured', () => {

@@ -1,0 +1,73 @@
+/**
+ * Alternated rounds: two servers up at once, loaded in turn, a short load each, the order
+ * swapped every round (A B, B A, A B, …), the ratio taken per round and its median kept.
+ *
+ * Why besides the table's one long load per scenario: on this 2-core virtual machine the
+ * same build's ratio to bare Koa read 1.15× and 0.43× in two `pnpm bench` runs four
+ * minutes apart (2026-11-28, bench/BENCHMARKS.md): the machine's speed drifts over
+ * minutes, and scenarios measured a minute apart see different machines. Rounds seconds
+ * apart, in both orders, see the same one; the median drops a round a hiccup spoiled.
+ */
+import type { LoadResult } from './load.js';
+import { median } from './upload.js';
+
+/** The pairs measured in alternated rounds: the project's scenario and what the target compares it with. */
+export const ALTERNATED_PAIRS = {
+  'index-koa': 'index ÷ bare Koa',
+  'run-memory-peer': 'run start in memory ÷ Koa peer',
+} as const;
+
+/** Name of an alternated pair. */
+export type AlternatedPairName = keyof typeof ALTERNATED_PAIRS;
+
+/** One round: both loads, the project's and the other server's. */
+export interface AlternatedRound {
+  readonly project: LoadResult;
+  readonly other: LoadResult;
+  /** Whether the project was loaded first in this round. */
+  readonly projectFirst: boolean;
+}
+
+/** A pair's rounds and their medians. */
+export interface AlternatedPair {
+  readonly pair: AlternatedPairName;
+  readonly rounds: readonly AlternatedRound[];
+  /** Median over the rounds of the project's req/s ÷ the other's (above 1: the project serves more). */
+  readonly rpsRatio: number;
+  /**
+   * Median over the rounds of the other's CPU a request ÷ the project's (above 1: the
+   * project spends less); absent when a round's CPU was not read.
+   */
+  readonly cpuRatio?: number;
+}
+
+/** The medians of `rounds` ({@link AlternatedPair}). */
+export function summarizeRounds(pair: AlternatedPairName, rounds: readonly AlternatedRound[]): AlternatedPair {
+  const rps = rounds.map((r) => (r.other.requestsPerSecond > 0 ? r.project.requestsPerSecond / r.other.requestsPerSecond : Number.NaN));
+  const cpu = rounds.map((r) =>
+    r.project.serverCpuUsPerRequest !== undefined && r.other.serverCpuUsPerRequest !== undefined && r.project.serverCpuUsPerRequest > 0
+      ? r.other.serverCpuUsPerRequest / r.project.serverCpuUsPerRequest
+      : Number.NaN,
+  );
+  const cpuRatio = cpu.some((c) => Number.isNaN(c)) ? undefined : median(cpu);
+  return { pair, rounds, rpsRatio: median(rps), ...(cpuRatio !== undefined ? { cpuRatio } : {}) };
+}
+
+/**
+ * Loads `project` and `other` (each a function that runs one load) `rounds` times,
+ * alternating which goes first, and returns the rounds' medians.
+ */
+export async function alternate(pair: AlternatedPairName, rounds: number, project: () => Promise<LoadResult>, other: () => Promise<LoadResult>): Promise<AlternatedPair> {
+  const done: AlternatedRound[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const projectFirst = i % 2 === 0;
+    if (projectFirst) {
+      const p = await project();
+      done.push({ project: p, other: await other(), projectFirst });
+    } else {
+      const o = await other();
+      done.push({ project: await project(), other: o, projectFirst });
+    }
+  }
+  return summarizeRounds(pair, done);
+}
