@@ -825,6 +825,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     try {
       const other = await upForRounds(pair === 'index-koa' ? 'koa-server' : 'peers/koa-run-memory', request);
       try {
+        // Fresh processes: each is warmed up as long as a table scenario first (its JIT's
+        // tiers: without it a run start's first round read 282 µs a request, later ones 79–118 µs).
+        const warm: LoadShape = { connections: roundShape.connections, warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
+        await measureLoad(project.target, warm);
+        await measureLoad(other.target, warm);
         return await alternate(
           pair,
           rounds,
