@@ -15,6 +15,7 @@ import { median } from './upload.js';
 export const ALTERNATED_PAIRS = {
   'index-koa': 'index ÷ bare Koa',
   'run-memory-peer': 'run start in memory ÷ Koa peer',
+  'run-redis-peer': 'run start on Redis ÷ Koa Redis peer',
 } as const;
 
 /** Name of an alternated pair. */

@@ -104,8 +104,8 @@ export interface BenchOptions extends LoadShape {
   readonly upload?: { readonly sizeBytes?: number; readonly rounds?: number; readonly dir?: string };
   /**
    * Alternated rounds (`alternated.ts`) of the pairs whose scenarios ran in the table
-   * (the index and bare Koa; the run start in memory and its Koa peer, once the peer
-   * answered alike): `rounds` (default 6; 0: none), each load `roundSeconds` long (default
+   * (the index and bare Koa; the run start in memory, and on Redis, and its Koa peer, once
+   * the peer answered alike): `rounds` (default 6; 0: none), each load `roundSeconds` long (default
    * 3) after a 1 s warm-up. The throughput targets read their medians.
    */
   readonly alternated?: { readonly rounds?: number; readonly roundSeconds?: number };
@@ -800,47 +800,68 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   }
 
   /**
-   * A server up for alternated rounds: the API server (in memory, log silent) or a bench
-   * child, with the request it is loaded with.
+   * A server up for alternated rounds, log silent, with the request it is loaded with: the
+   * API server (on Redis with `redis`, else in memory) or a bench child (bare Koa, a Koa peer).
    */
-  async function upForRounds(which: 'api' | 'koa-server' | 'peers/koa-run-memory', request: 'index' | 'run-start'): Promise<{ child: ServerChild; target: LoadRequest }> {
+  async function upForRounds(
+    which: 'api' | 'koa-server' | 'peers/koa-run-memory' | 'peers/koa-run-redis',
+    request: 'index' | 'run-start',
+    redis?: { url: string; prefix: string },
+  ): Promise<{ child: ServerChild; target: LoadRequest }> {
     const account = benchAccount();
     const port = await freePort();
+    const name = `rounds-${which.replace('/', '-')}-${request}`;
     let child: ServerChild;
     if (which === 'api') {
-      const configFile = join(work, `rounds-${request}.yaml`);
-      writeFileSync(configFile, JSON.stringify(apiConfig({ logLevel: 'silent', account, port, egressPort: await freePort() }), null, 2));
-      child = await startServerChild({ command: apiServerMain(origin), args: ['--config', configFile], port, env: { NODE_ENV: 'production' }, stderrFile: join(work, `rounds-${request}.stderr`) });
+      const configFile = join(work, `${name}.yaml`);
+      writeFileSync(configFile, JSON.stringify(apiConfig({ logLevel: 'silent', account, port, egressPort: await freePort(), ...(redis !== undefined ? { redis } : {}) }), null, 2));
+      child = await startServerChild({ command: apiServerMain(origin), args: ['--config', configFile], port, env: { NODE_ENV: 'production' }, stderrFile: join(work, `${name}.stderr`) });
     } else {
-      const args = which === 'koa-server' ? [String(port)] : [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }))];
-      child = await startServerChild({ command: benchChild(which), args, port, stderrFile: join(work, `rounds-${which.replace('/', '-')}.stderr`) });
+      const args = which === 'koa-server' ? [String(port)] : [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }, redis !== undefined ? { redis } : {}))];
+      child = await startServerChild({ command: benchChild(which), args, port, stderrFile: join(work, `${name}.stderr`) });
     }
     return { child, target: request === 'index' ? { url: `http://127.0.0.1:${port}/api/v1`, method: 'GET' } : runRequest(port, account) };
   }
 
-  /** The alternated rounds of `pair` ({@link BenchOptions.alternated}), both servers up throughout. */
+  /**
+   * The alternated rounds of `pair` ({@link BenchOptions.alternated}), both servers up
+   * throughout; for the Redis pair each on a prefix of its own, whose keys are deleted after.
+   */
   async function alternatedRounds(pair: AlternatedPairName, rounds: number, roundShape: LoadShape): Promise<AlternatedPair> {
     const request = pair === 'index-koa' ? 'index' : 'run-start';
-    const project = await upForRounds('api', request);
+    const url = options.redisUrl ?? 'redis://127.0.0.1:6379';
+    const prefixes = pair === 'run-redis-peer' ? [`svc-bench-rounds-${randomBytes(4).toString('hex')}`, `svc-bench-rounds-peer-${randomBytes(4).toString('hex')}`] : [];
+    const cleanups: (() => Promise<void>)[] = [];
     try {
-      const other = await upForRounds(pair === 'index-koa' ? 'koa-server' : 'peers/koa-run-memory', request);
-      try {
-        // Fresh processes: each is warmed up as long as a table scenario first (its JIT's
-        // tiers: without it a run start's first round read 282 µs a request, later ones 79–118 µs).
-        const warm: LoadShape = { connections: roundShape.connections, warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
-        await measureLoad(project.target, warm);
-        await measureLoad(other.target, warm);
-        return await alternate(
-          pair,
-          rounds,
-          () => measureLoad(project.target, roundShape, project.child.cpuMs),
-          () => measureLoad(other.target, roundShape, other.child.cpuMs),
-        );
-      } finally {
-        await other.child.stop();
+      if (prefixes.length > 0) {
+        const probeClient = await RedisProbe.connect(url);
+        if (probeClient === undefined) throw new Skip(`Redis does not answer at ${url}`);
+        cleanups.push(async () => {
+          let deleted = 0;
+          for (const prefix of prefixes) deleted += await probeClient.deleteContaining(prefix);
+          log(`  deleted ${deleted} Redis keys under ${prefixes.join(', ')}`);
+          await probeClient.close();
+        });
       }
+      const redisOf = (i: number) => (prefixes[i] !== undefined ? { url, prefix: prefixes[i] } : undefined);
+      const project = await upForRounds('api', request, redisOf(0));
+      cleanups.push(() => project.child.stop());
+      const otherServer = pair === 'index-koa' ? 'koa-server' : pair === 'run-memory-peer' ? 'peers/koa-run-memory' : 'peers/koa-run-redis';
+      const other = await upForRounds(otherServer, request, redisOf(1));
+      cleanups.push(() => other.child.stop());
+      // Fresh processes: each is warmed up as long as a table scenario first (its JIT's
+      // tiers: without it a run start's first round read 282 µs a request, later ones 79–118 µs).
+      const warm: LoadShape = { connections: roundShape.connections, warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
+      await measureLoad(project.target, warm);
+      await measureLoad(other.target, warm);
+      return await alternate(
+        pair,
+        rounds,
+        () => measureLoad(project.target, roundShape, project.child.cpuMs),
+        () => measureLoad(other.target, roundShape, other.child.cpuMs),
+      );
     } finally {
-      await project.child.stop();
+      for (const cleanup of cleanups.reverse()) await cleanup();
     }
   }
 
@@ -888,9 +909,16 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const pairs: AlternatedPairName[] = [];
       if (ran('index') && ran(BASELINE)) pairs.push('index-koa');
       if (peerChecks.some((c) => c.scenario === 'peer-koa-run-memory')) pairs.push('run-memory-peer');
+      if (peerChecks.some((c) => c.scenario === 'peer-koa-run-redis')) pairs.push('run-redis-peer');
       for (const pair of pairs) {
         log(`alternated rounds: ${ALTERNATED_PAIRS[pair]}, ${rounds} × 2 loads of ${roundShape.durationSeconds} s`);
-        alternated.push(await alternatedRounds(pair, rounds, roundShape));
+        try {
+          alternated.push(await alternatedRounds(pair, rounds, roundShape));
+        } catch (error) {
+          // Redis gone since the table's pass: the target reads the table, as without rounds.
+          if (!(error instanceof Skip)) throw error;
+          log(`  skipped: ${error.message}`);
+        }
       }
     }
     if (options.profile !== undefined) {

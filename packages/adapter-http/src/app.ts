@@ -93,7 +93,9 @@ const FIXED_LISTENERS = new WeakMap<Koa, FixedListener>();
  * document, llms.txt, the docs site, the OAuth metadata, `/livez`) straight on Node's
  * request and response, everything else through `app.callback()`; the answers are the
  * same either way (test/fixed-listener.test.ts), the fixed ones cost less CPU
- * (bench/BENCHMARKS.md, issue 11). Use it where `app.callback()` would be used.
+ * (bench/BENCHMARKS.md, issue 11). Use it where `app.callback()` would be used; a
+ * middleware added to the app with `app.use` does not see the fixed answers (serve
+ * `app.callback()` for that). Source: docs/decisions.md "Envelope and errors".
  */
 export function requestListener(app: HttpApp): (req: IncomingMessage, res: ServerResponse) => void {
   const koa = app.callback();

@@ -146,4 +146,20 @@ describe('adapter-http: fixed answers before Koa (requestListener)', function ()
     expect(answer.headers).to.include('Access-Control-Allow-Origin: https://app.example.test');
     expect(koaSeen).to.equal(before + 1);
   });
+
+  it('leaves to Koa a fixed answer whose metrics throw, which then answers as through app.callback()', async function () {
+    const throwing: Telemetry = {
+      ...noopTelemetry,
+      requestFinished: () => {
+        throw new Error('metrics registry broken');
+      },
+    };
+    const { koa, fast } = await both({ telemetry: throwing });
+    const byKoa = await send(koa, 'GET', '/livez', { 'X-Request-Id': 'same-id' });
+    const before = koaSeen;
+    const byFast = await send(fast, 'GET', '/livez', { 'X-Request-Id': 'same-id' });
+    expect(koaSeen, 'handed to Koa').to.equal(before + 1);
+    expect(byFast).to.deep.equal(byKoa);
+    expect(byFast.status).to.equal(500);
+  });
 });

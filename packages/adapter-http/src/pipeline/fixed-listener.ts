@@ -26,6 +26,8 @@ interface Prepared {
   readonly answer: FixedAnswer;
   /** `Content-Length` of the body, bytes. */
   readonly length: string;
+  /** Every header it sets, removed again when it declines after setting them. */
+  readonly names: readonly string[];
 }
 
 /**
@@ -42,13 +44,16 @@ interface Prepared {
  *
  * It declines, leaving the request to Koa, for anything else: another method or path, a
  * request with a body (`Content-Length` other than 0, or `Transfer-Encoding`: Koa's
- * stage reads and drops it), or any throw before the answer is written (its headers are
- * removed first). A listener with CORS origins does not use it (`@koa/cors` adds `Vary`
+ * stage reads and drops it), or a throw of the logger or the observer before the answer is
+ * written (the headers it set are removed first; those set before it stay). A listener with CORS origins does not use it (`@koa/cors` adds `Vary`
  * and its headers to every answer).
  */
 export function fixedListener(answers: ReadonlyMap<string, FixedAnswer>, options: FixedListenerOptions): FixedListener {
   const prepared = new Map<string, Prepared>();
-  for (const [path, answer] of answers) prepared.set(path, { answer, length: String(Buffer.byteLength(answer.body)) });
+  for (const [path, answer] of answers) {
+    const names = ['X-Request-Id', ...answer.headers.map(([name]) => name), 'Content-Type', 'Content-Length'];
+    prepared.set(path, { answer, length: String(Buffer.byteLength(answer.body)), names });
+  }
   const { logger, logFields, observer } = options;
   return (req, res) => {
     const method = req.method;
@@ -65,12 +70,12 @@ export function fixedListener(answers: ReadonlyMap<string, FixedAnswer>, options
     let status: 200 | 304;
     try {
       status = answer.etag !== undefined && noneMatch(req, answer.etag) ? 304 : 200;
-      const exchange: ObservedExchange = { req, method, path, status, state: {} };
+      const requestId = requestIdOf(req);
+      const state: { requestId: string; operation?: string } = { requestId };
+      if (answer.operation !== undefined) state.operation = answer.operation;
+      const exchange: ObservedExchange = { req, method, path, status, state };
       const observation = observer?.begin(exchange);
       const started = observation?.started ?? performance.now();
-      const requestId = requestIdOf(req);
-      (exchange.state as { requestId?: string; operation?: string }).requestId = requestId;
-      if (answer.operation !== undefined) (exchange.state as { operation?: string }).operation = answer.operation;
       res.setHeader('X-Request-Id', requestId);
       for (const [name, value] of answer.headers) res.setHeader(name, value);
       if (status === 200) {
@@ -80,8 +85,9 @@ export function fixedListener(answers: ReadonlyMap<string, FixedAnswer>, options
       logRequest(logger, exchange, requestId, started, logFields, observation?.span);
       if (observation !== undefined) observer?.end(exchange, observation);
     } catch {
-      // Nothing is written yet: the Koa app answers afresh (its error boundary, if it throws again).
-      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      // Nothing is written yet: the Koa app answers afresh (its error boundary, if it throws
+      // again), with what the server's own listener set before (`Connection: close` while draining).
+      for (const name of entry.names) res.removeHeader(name);
       return false;
     }
     res.statusCode = status;
