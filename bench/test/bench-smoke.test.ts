@@ -48,7 +48,7 @@ describe('bench smoke: each scenario for about a second', function () {
       serverOrigin: 'dist',
       profile: { dir: profileDir, only: [] },
       upload: { sizeBytes: MIB, rounds: 1 },
-      alternated: { rounds: 2, roundSeconds: 0.3 },
+      alternated: { rounds: 2, roundSeconds: 0.2 },
     });
     printed = formatReport(report);
   });
