@@ -38,15 +38,16 @@ interface Prepared {
  * metrics as the Koa app's request context stage and `sendFixed` give them
  * (test/fixed-listener.test.ts compares both on every fixed path).
  *
- * Why: bare Koa's context and `respond` cost about a quarter of a request's CPU on a
- * fixed answer (bench: bare `node:http` 43 µs a request against bare Koa's 57 µs in one
- * run), and the index target is a ratio to bare Koa (bench/BENCHMARKS.md, issue 11).
+ * Why: Koa's context and `respond` are about a quarter of a fixed answer's CPU (`pnpm
+ * bench`, 2026-11-28: bare `node:http` 15 µs a request, bare Koa 20 µs), and the index
+ * target is a ratio to bare Koa (bench/BENCHMARKS.md, issue 11).
  *
  * It declines, leaving the request to Koa, for anything else: another method or path, a
- * request with a body (`Content-Length` other than 0, or `Transfer-Encoding`: Koa's
- * stage reads and drops it), or a throw of the logger or the observer before the answer is
- * written (the headers it set are removed first; those set before it stay). A listener with CORS origins does not use it (`@koa/cors` adds `Vary`
- * and its headers to every answer).
+ * request with a body (`Content-Length` other than 0, or `Transfer-Encoding`: Koa's stage
+ * reads and drops it), or a throw of the logger or the observer before the answer is
+ * written (the headers it set are removed first; those set before it stay). A listener
+ * with CORS origins does not use it (`@koa/cors` adds `Vary` and its headers to every
+ * answer).
  */
 export function fixedListener(answers: ReadonlyMap<string, FixedAnswer>, options: FixedListenerOptions): FixedListener {
   const prepared = new Map<string, Prepared>();

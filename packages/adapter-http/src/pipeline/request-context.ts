@@ -40,9 +40,9 @@ export function logRequest(logger: Logger, exchange: ObservedExchange, requestId
   // ~3 us of a request's CPU in the bench profile, for nothing.
   if (logger.isLevelEnabled?.('info') === false) return;
   const durationMs = performance.now() - startedMs;
+  // logFields: operation, account and credential ids, client address, trace id (pipeline/observe-request.ts).
   logger.info(
     { request_id: requestId, method: exchange.method, path: exchange.path, status: exchange.status, duration_ms: Math.round(durationMs * 100) / 100, ...logFields?.(exchange, span) },
-    // logFields: operation, account and credential ids, client address, trace id (pipeline/observe-request.ts).
     'request',
   );
 }
