@@ -105,8 +105,9 @@ export interface BenchOptions extends LoadShape {
   /**
    * Alternated rounds (`alternated.ts`) of the pairs whose scenarios ran in the table
    * (the index and bare Koa; the run start in memory, and on Redis, and its Koa peer, once
-   * the peer answered alike): `rounds` (default 6; 0: none), each load `roundSeconds` long (default
-   * 3) after a 1 s warm-up. The throughput targets read their medians.
+   * the peer answered alike): `rounds` (default 6; 0: none), each load `roundSeconds` long
+   * (default 3) after a warm-up of 1 s (or `roundSeconds`, if shorter). The throughput
+   * targets read their medians.
    */
   readonly alternated?: { readonly rounds?: number; readonly roundSeconds?: number };
   /** Progress lines (to stderr in the command). */
@@ -487,6 +488,33 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   }
 
   /**
+   * Starts the API server (`NODE_ENV=production`) with a configuration of the bench written
+   * to `<name>.yaml` in the work folder, a fresh account and free ports; its output goes to
+   * `<name>.log` and `<name>.stderr` there.
+   */
+  async function startApiServer(
+    name: string,
+    config: Omit<ApiConfigOptions, 'account' | 'port' | 'egressPort'>,
+    nodeFlags: readonly string[] = [],
+  ): Promise<{ server: ServerChild; account: BenchAccount }> {
+    const account = benchAccount();
+    const port = await freePort();
+    const egressPort = await freePort();
+    const configFile = join(work, `${name}.yaml`);
+    writeFileSync(configFile, JSON.stringify(apiConfig({ ...config, account, port, egressPort }), null, 2));
+    const server = await startServerChild({
+      command: apiServerMain(origin),
+      nodeFlags,
+      args: ['--config', configFile],
+      port,
+      env: { [DB_PASSWORD_ENV]: TDS_LOGIN.password, NODE_ENV: 'production' },
+      stdoutFile: join(work, `${name}.log`),
+      stderrFile: join(work, `${name}.stderr`),
+    });
+    return { server, account };
+  }
+
+  /**
    * Starts the API server with a configuration of the bench, runs `body` against it,
    * records its start time and RSS, stops it.
    */
@@ -496,20 +524,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     body: (server: ServerChild, account: BenchAccount) => Promise<T>,
     nodeFlags: readonly string[] = [],
   ): Promise<T> {
-    const account = benchAccount();
-    const port = await freePort();
-    const egressPort = await freePort();
-    const configFile = join(work, `${scenario}.yaml`);
-    writeFileSync(configFile, JSON.stringify(apiConfig({ ...config, account, port, egressPort }), null, 2));
-    const server = await startServerChild({
-      command: apiServerMain(origin),
-      nodeFlags,
-      args: ['--config', configFile],
-      port,
-      env: { [DB_PASSWORD_ENV]: TDS_LOGIN.password, NODE_ENV: 'production' },
-      stdoutFile: join(work, `${scenario}.log`),
-      stderrFile: join(work, `${scenario}.stderr`),
-    });
+    const { server, account } = await startApiServer(scenario, config, nodeFlags);
     try {
       await sleep(options.idleSettleMs ?? 1000);
       const rssIdleBytes = await server.rssBytes();
@@ -808,19 +823,18 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     request: 'index' | 'run-start',
     redis?: { url: string; prefix: string },
   ): Promise<{ child: ServerChild; target: LoadRequest }> {
+    const name = `rounds-${which.replace('/', '-')}-${request}`;
+    const targetOf = (port: number, account: BenchAccount): LoadRequest =>
+      request === 'index' ? { url: `http://127.0.0.1:${port}/api/v1`, method: 'GET' } : runRequest(port, account);
+    if (which === 'api') {
+      const { server, account } = await startApiServer(name, { logLevel: 'silent', ...(redis !== undefined ? { redis } : {}) });
+      return { child: server, target: targetOf(server.port, account) };
+    }
     const account = benchAccount();
     const port = await freePort();
-    const name = `rounds-${which.replace('/', '-')}-${request}`;
-    let child: ServerChild;
-    if (which === 'api') {
-      const configFile = join(work, `${name}.yaml`);
-      writeFileSync(configFile, JSON.stringify(apiConfig({ logLevel: 'silent', account, port, egressPort: await freePort(), ...(redis !== undefined ? { redis } : {}) }), null, 2));
-      child = await startServerChild({ command: apiServerMain(origin), args: ['--config', configFile], port, env: { NODE_ENV: 'production' }, stderrFile: join(work, `${name}.stderr`) });
-    } else {
-      const args = which === 'koa-server' ? [String(port)] : [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }, redis !== undefined ? { redis } : {}))];
-      child = await startServerChild({ command: benchChild(which), args, port, stderrFile: join(work, `${name}.stderr`) });
-    }
-    return { child, target: request === 'index' ? { url: `http://127.0.0.1:${port}/api/v1`, method: 'GET' } : runRequest(port, account) };
+    const args = which === 'koa-server' ? [String(port)] : [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }, redis !== undefined ? { redis } : {}))];
+    const child = await startServerChild({ command: benchChild(which), args, port, stderrFile: join(work, `${name}.stderr`) });
+    return { child, target: targetOf(port, account) };
   }
 
   /**

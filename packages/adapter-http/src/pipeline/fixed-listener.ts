@@ -26,8 +26,6 @@ interface Prepared {
   readonly answer: FixedAnswer;
   /** `Content-Length` of the body, bytes. */
   readonly length: string;
-  /** Every header it sets, removed again when it declines after setting them. */
-  readonly names: readonly string[];
 }
 
 /**
@@ -51,10 +49,7 @@ interface Prepared {
  */
 export function fixedListener(answers: ReadonlyMap<string, FixedAnswer>, options: FixedListenerOptions): FixedListener {
   const prepared = new Map<string, Prepared>();
-  for (const [path, answer] of answers) {
-    const names = ['X-Request-Id', ...answer.headers.map(([name]) => name), 'Content-Type', 'Content-Length'];
-    prepared.set(path, { answer, length: String(Buffer.byteLength(answer.body)), names });
-  }
+  for (const [path, answer] of answers) prepared.set(path, { answer, length: String(Buffer.byteLength(answer.body)) });
   const { logger, logFields, observer } = options;
   return (req, res) => {
     const method = req.method;
@@ -88,7 +83,7 @@ export function fixedListener(answers: ReadonlyMap<string, FixedAnswer>, options
     } catch {
       // Nothing is written yet: the Koa app answers afresh (its error boundary, if it throws
       // again), with what the server's own listener set before (`Connection: close` while draining).
-      for (const name of entry.names) res.removeHeader(name);
+      for (const name of ['X-Request-Id', ...answer.headers.map(([header]) => header), 'Content-Type', 'Content-Length']) res.removeHeader(name);
       return false;
     }
     res.statusCode = status;
