@@ -5,6 +5,9 @@ import { shareOfLimit } from './rules.js';
 /** The chain's next link waits for a charge's end, not its outcome: one function, not one a request. */
 const settled = (): undefined => undefined;
 
+/** Most prefixed keys a {@link FlexibleMemoryRateLimitStore} keeps; past it, it starts again from none. */
+const MAX_PREFIXED_KEYS = 10_000;
+
 /** Options of {@link FlexibleMemoryRateLimitStore}. */
 export interface FlexibleMemoryRateLimitStoreOptions {
   /**
@@ -42,6 +45,13 @@ export class FlexibleMemoryRateLimitStore implements RateLimitStore {
   private readonly limiters = new Map<number, Map<number, RateLimiterMemory>>();
   private readonly limitDivisor: number;
   private readonly keyPrefix: string;
+  /**
+   * `${keyPrefix}:${rule key}` by rule key, made once: the limiters have no prefix of their
+   * own and get this string, the same one every request, whose hash their Map lookups find
+   * computed (rate-limiter-flexible's `getKey` built a new string at each `get` and
+   * `penalty`, flattened and hashed each time). Bounded by {@link MAX_PREFIXED_KEYS}.
+   */
+  private readonly prefixedKeys = new Map<string, string>();
   private tail: Promise<unknown> = Promise.resolve();
 
   /** @throws RangeError when `limitDivisor` is not a whole number ≥ 1. */
@@ -62,18 +72,19 @@ export class FlexibleMemoryRateLimitStore implements RateLimitStore {
   /** Runs alone on the chain; see {@link FlexibleMemoryRateLimitStore.chargeAll}. */
   private async checkThenCharge(rules: readonly RateLimitRule[]): Promise<RateLimitCharge> {
     const limiters = rules.map((rule) => this.limiterFor(rule));
+    const keys = rules.map((rule) => this.prefixed(rule.key));
     // One promise per rule, the library's own: no async closure around each read.
-    const found = await Promise.all(rules.map((rule, i) => (limiters[i] as RateLimiterMemory).get(rule.key)));
+    const found = await Promise.all(rules.map((_rule, i) => (limiters[i] as RateLimiterMemory).get(keys[i] as string)));
     const states = rules.map((rule, i) => {
       const current = found[i] ?? null;
       // A window whose end has passed may still be stored until its timer fires.
       const open = current !== null && current.msBeforeNext > 0;
-      return { rule, limiter: limiters[i] as RateLimiterMemory, count: open ? current.consumedPoints : 0, msLeft: open ? current.msBeforeNext : rule.windowSeconds * 1000 };
+      return { rule, key: keys[i] as string, limiter: limiters[i] as RateLimiterMemory, count: open ? current.consumedPoints : 0, msLeft: open ? current.msBeforeNext : rule.windowSeconds * 1000 };
     });
     if (states.some((s) => s.count >= s.rule.limit)) {
       return { charged: false, windows: states.map((s) => ({ count: s.count, msLeft: s.msLeft })) };
     }
-    const charged = await Promise.all(states.map((s) => s.limiter.penalty(s.rule.key, 1)));
+    const charged = await Promise.all(states.map((s) => s.limiter.penalty(s.key, 1)));
     return {
       charged: true,
       windows: states.map((s, i) => {
@@ -85,12 +96,24 @@ export class FlexibleMemoryRateLimitStore implements RateLimitStore {
     };
   }
 
+  /** The stored key of a rule key: `${keyPrefix}:${key}`, as rate-limiter-flexible's own prefix would make it. */
+  private prefixed(key: string): string {
+    let stored = this.prefixedKeys.get(key);
+    if (stored === undefined) {
+      if (this.prefixedKeys.size >= MAX_PREFIXED_KEYS) this.prefixedKeys.clear();
+      stored = `${this.keyPrefix}:${key}`;
+      this.prefixedKeys.set(key, stored);
+    }
+    return stored;
+  }
+
   private limiterFor(rule: RateLimitRule): RateLimiterMemory {
     let byLimit = this.limiters.get(rule.windowSeconds);
     if (byLimit === undefined) this.limiters.set(rule.windowSeconds, (byLimit = new Map()));
     let limiter = byLimit.get(rule.limit);
     if (limiter === undefined) {
-      limiter = new RateLimiterMemory({ points: rule.limit, duration: rule.windowSeconds, keyPrefix: this.keyPrefix });
+      // No prefix of the library's: the keys come prefixed ({@link FlexibleMemoryRateLimitStore.prefixed}).
+      limiter = new RateLimiterMemory({ points: rule.limit, duration: rule.windowSeconds, keyPrefix: '' });
       byLimit.set(rule.limit, limiter);
     }
     return limiter;

@@ -5,6 +5,7 @@ import {
   reportedDecision,
   rulesFor,
   type RateLimitDecision,
+  type RateLimitRule,
   type RateLimitSettings,
   type WindowLimit,
 } from '../domain/rate-limit.js';
@@ -70,6 +71,20 @@ function checkLimit(name: string, window: WindowLimit): void {
   if (!(window.windowSeconds > 0) || !Number.isFinite(window.windowSeconds)) throw new RangeError(`rate limit ${name}: windowSeconds must be > 0`);
 }
 
+/** Most rule lists a {@link RateLimitPolicy} keeps; past it, it starts again from none. */
+const MAX_CACHED_RULE_LISTS = 10_000;
+
+/** One credential's rule lists: its window alone, and with each agent's. */
+interface CachedRules {
+  readonly credentialOnly: readonly RateLimitRule[];
+  readonly withAgent: Map<string, readonly RateLimitRule[]>;
+}
+
+function freezeRules(rules: RateLimitRule[]): readonly RateLimitRule[] {
+  for (const rule of rules) Object.freeze(rule);
+  return Object.freeze(rules);
+}
+
 /**
  * The rate-limit rules of the API as domain code: which windows a request is charged
  * ({@link rulesFor}: the credential's, plus the agent's on a run start), all or none
@@ -78,6 +93,17 @@ function checkLimit(name: string, window: WindowLimit): void {
  * Source: docs/api-spec.md "Limits"; docs/CONTRACT.md "Rate limits".
  */
 export class RateLimitPolicy {
+  /**
+   * {@link rulesFor}'s lists, by account, credential and agent, made once: the same key
+   * strings every request, so that the store's lookups find their hash computed (keys
+   * built per request were flattened and hashed at each of the store's lookups; with the
+   * memory store's prefixed keys made once too, a run start went from 262 712 to 254 726
+   * instructions, callgrind, 2026-11-28, bench/BENCHMARKS.md). Bounded by
+   * {@link MAX_CACHED_RULE_LISTS}; only authenticated principals and visible agents reach it.
+   */
+  private readonly ruleLists = new Map<string, Map<string, CachedRules>>();
+  private cachedLists = 0;
+
   /**
    * @param store - where windows are counted (memory or Redis).
    * @param settings - the limits; default {@link DEFAULT_RATE_LIMITS}.
@@ -104,13 +130,38 @@ export class RateLimitPolicy {
    * @throws DependencyUnavailableError when the store is unreachable and has no fallback.
    */
   decide(principal: Principal, agentId?: string): Promise<RateLimitDecision> {
-    let rules: ReturnType<typeof rulesFor>;
+    let rules: readonly RateLimitRule[];
     try {
-      rules = rulesFor(principal, this.settings, agentId);
+      rules = this.rulesOf(principal, agentId);
     } catch (error) {
       return Promise.reject(error);
     }
     return this.store.chargeAll(rules).then((charge) => reportedDecision(rules, charge.windows, charge.charged, this.clock.now().getTime()));
+  }
+
+  /** {@link rulesFor}'s list for `principal` (and `agentId`), the same frozen one every time (see `ruleLists`). */
+  private rulesOf(principal: Principal, agentId: string | undefined): readonly RateLimitRule[] {
+    let byCredential = this.ruleLists.get(principal.accountId);
+    let cached = byCredential?.get(principal.credentialId);
+    if (cached === undefined) {
+      if (this.cachedLists >= MAX_CACHED_RULE_LISTS) {
+        this.ruleLists.clear();
+        this.cachedLists = 0;
+        byCredential = undefined;
+      }
+      if (byCredential === undefined) this.ruleLists.set(principal.accountId, (byCredential = new Map()));
+      cached = { credentialOnly: freezeRules(rulesFor(principal, this.settings)), withAgent: new Map() };
+      byCredential.set(principal.credentialId, cached);
+      this.cachedLists += 1;
+    }
+    if (agentId === undefined) return cached.credentialOnly;
+    let rules = cached.withAgent.get(agentId);
+    if (rules === undefined) {
+      if (this.cachedLists >= MAX_CACHED_RULE_LISTS) return rulesFor(principal, this.settings, agentId);
+      cached.withAgent.set(agentId, (rules = freezeRules(rulesFor(principal, this.settings, agentId))));
+      this.cachedLists += 1;
+    }
+    return rules;
   }
 }
 

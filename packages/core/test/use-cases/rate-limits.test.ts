@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DEFAULT_RATE_LIMITS, wireBody, type DomainError, type RateLimitDecision, type Result } from '@svc/core';
+import { createCore, DEFAULT_RATE_LIMITS, wireBody, type DomainError, type RateLimitDecision, type RateLimitPolicy, type RateLimitRule, type RateLimitStore, type Result } from '@svc/core';
 import { ACCOUNT_A, anAgent, aPrincipal, aRun } from '@svc/core/testing';
 import { AGENT, aRecordWrite, aWorld, ORDERS, type World } from '../support/world.js';
 import { errorOf, valueOf } from '../support/results.js';
@@ -136,5 +136,50 @@ describe('rate limits of the use cases', function () {
       w.clock.advanceSeconds(10);
       expect((await w.getRun.execute({ principal: aPrincipal(), runId: 'x' })).rateLimit.allowed).to.equal(true);
     });
+  });
+});
+
+describe('RateLimitPolicy rule lists', function () {
+  /** A store that records the rule lists it is asked to charge and charges nothing. */
+  function recordingPolicy(): { readonly policy: Pick<RateLimitPolicy, 'decide'>; readonly seen: (readonly RateLimitRule[])[] } {
+    const seen: (readonly RateLimitRule[])[] = [];
+    const store: RateLimitStore = {
+      chargeAll(rules) {
+        seen.push(rules);
+        return Promise.resolve({ charged: true, windows: rules.map(() => ({ count: 1, msLeft: 60_000 })) });
+      },
+    };
+    return { policy: createCore({ rateLimitStore: store }, { baseUrl: 'https://api.example.test' }).rateLimits, seen };
+  }
+
+  it('hands the store the same frozen list (same key strings) for the same credential and agent, request after request', async function () {
+    const { policy, seen } = recordingPolicy();
+    await policy.decide(aPrincipal(), 'agt_1');
+    await policy.decide(aPrincipal(), 'agt_1');
+    await policy.decide(aPrincipal());
+    await policy.decide(aPrincipal());
+    expect(seen[1]).to.equal(seen[0]);
+    expect(seen[3]).to.equal(seen[2]);
+    expect(seen[0]?.map((r) => r.key)).to.deep.equal([`credential:${ACCOUNT_A}:key_1`, `agent:${ACCOUNT_A}:agt_1`]);
+    expect(seen[2]?.map((r) => r.key)).to.deep.equal([`credential:${ACCOUNT_A}:key_1`]);
+    expect(Object.isFrozen(seen[0]) && Object.isFrozen(seen[0]?.[0])).to.equal(true);
+  });
+
+  it('keeps accounts apart: the same credential and agent ids of two accounts get two windows', async function () {
+    const { policy, seen } = recordingPolicy();
+    await policy.decide(aPrincipal({ accountId: 'acct_a' }), 'agt_1');
+    await policy.decide(aPrincipal({ accountId: 'acct_b' }), 'agt_1');
+    expect(seen[0]?.map((r) => r.key)).to.deep.equal(['credential:acct_a:key_1', 'agent:acct_a:agt_1']);
+    expect(seen[1]?.map((r) => r.key)).to.deep.equal(['credential:acct_b:key_1', 'agent:acct_b:agt_1']);
+  });
+
+  it('stays bounded: past 10 000 lists it starts again and still answers every credential with its own keys', async function () {
+    const { policy, seen } = recordingPolicy();
+    for (let i = 0; i < 10_050; i++) await policy.decide(aPrincipal({ credentialId: `key_${i}` }));
+    const first = seen[0];
+    await policy.decide(aPrincipal({ credentialId: 'key_0' }));
+    // Made again after the restart: an equal list, not the first one.
+    expect(seen[seen.length - 1]).not.to.equal(first);
+    expect(seen[seen.length - 1]?.map((r) => r.key)).to.deep.equal([`credential:${ACCOUNT_A}:key_0`]);
   });
 });
