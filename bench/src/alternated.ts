@@ -8,7 +8,7 @@
  * minutes, and scenarios measured a minute apart see different machines. Rounds seconds
  * apart, in both orders, see the same one; the median drops a round a hiccup spoiled.
  */
-import type { LoadResult } from './load.js';
+import type { LatencySample, LoadResult } from './load.js';
 import { median } from './upload.js';
 
 /** The pairs measured in alternated rounds: the project's scenario and what the target compares it with. */
@@ -54,12 +54,9 @@ export function summarizeRounds(pair: AlternatedPairName, rounds: readonly Alter
   return { pair, rounds, rpsRatio: median(rps), ...(cpuRatio !== undefined ? { cpuRatio } : {}) };
 }
 
-/**
- * Loads `project` and `other` (each a function that runs one load) `rounds` times,
- * alternating which goes first, and returns the rounds' medians.
- */
-export async function alternate(pair: AlternatedPairName, rounds: number, project: () => Promise<LoadResult>, other: () => Promise<LoadResult>): Promise<AlternatedPair> {
-  const done: AlternatedRound[] = [];
+/** Runs `project` and `other` `rounds` times, the project first in even rounds, the other first in odd ones. */
+async function inTurn<T>(rounds: number, project: () => Promise<T>, other: () => Promise<T>): Promise<{ project: T; other: T; projectFirst: boolean }[]> {
+  const done: { project: T; other: T; projectFirst: boolean }[] = [];
   for (let i = 0; i < rounds; i++) {
     const projectFirst = i % 2 === 0;
     if (projectFirst) {
@@ -70,5 +67,48 @@ export async function alternate(pair: AlternatedPairName, rounds: number, projec
       done.push({ project: await project(), other: o, projectFirst });
     }
   }
-  return summarizeRounds(pair, done);
+  return done;
+}
+
+/**
+ * Loads `project` and `other` (each a function that runs one load) `rounds` times,
+ * alternating which goes first, and returns the rounds' medians.
+ */
+export async function alternate(pair: AlternatedPairName, rounds: number, project: () => Promise<LoadResult>, other: () => Promise<LoadResult>): Promise<AlternatedPair> {
+  return summarizeRounds(pair, await inTurn(rounds, project, other));
+}
+
+/** One round of the insert's latency: each server's insert one request at a time, for the same time. */
+export interface LatencyRound {
+  readonly project: LatencySample;
+  readonly other: LatencySample;
+  readonly projectFirst: boolean;
+}
+
+/**
+ * The insert's p50 latency at concurrency 1, API server ÷ Koa insert peer, in alternated
+ * rounds: a latency drifts with the machine as a throughput does (the same build read
+ * 1.38× and 1.00× in two runs an hour apart, 2026-11-28, bench/BENCHMARKS.md).
+ */
+export interface LatencyPair {
+  readonly rounds: readonly LatencyRound[];
+  /** Median over the rounds of the project's p50 ÷ the other's (below 1: the project answers sooner). */
+  readonly p50Ratio: number;
+  /** Median over the rounds of the project's server CPU a request ÷ the other's (below 1: the project spends less); absent when a round's CPU was not read. */
+  readonly cpuRatio?: number;
+}
+
+/** The medians of latency `rounds` ({@link LatencyPair}). */
+export function summarizeLatencyRounds(rounds: readonly LatencyRound[]): LatencyPair {
+  const p50 = rounds.map((r) => (r.other.p50Ms > 0 ? r.project.p50Ms / r.other.p50Ms : Number.NaN));
+  const cpu = rounds.map((r) =>
+    r.project.serverCpuUsPerCall !== undefined && r.other.serverCpuUsPerCall !== undefined && r.other.serverCpuUsPerCall > 0 ? r.project.serverCpuUsPerCall / r.other.serverCpuUsPerCall : Number.NaN,
+  );
+  const cpuRatio = cpu.some((c) => Number.isNaN(c)) ? undefined : median(cpu);
+  return { rounds, p50Ratio: median(p50), ...(cpuRatio !== undefined ? { cpuRatio } : {}) };
+}
+
+/** Measures `project` and `other` (each one sequential measure) `rounds` times in turn, and returns the medians. */
+export async function alternateLatency(rounds: number, project: () => Promise<LatencySample>, other: () => Promise<LatencySample>): Promise<LatencyPair> {
+  return summarizeLatencyRounds(await inTurn(rounds, project, other));
 }

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ALTERNATED_PAIRS, alternate, type AlternatedPair, type AlternatedPairName } from './alternated.js';
+import { ALTERNATED_PAIRS, alternate, alternateLatency, type AlternatedPair, type AlternatedPairName, type LatencyPair } from './alternated.js';
 import { answerDifferences } from './answer-shape.js';
 import { apiConfig, benchAccount, DB_PASSWORD_ENV, peerConfig, type ApiConfigOptions, type BenchAccount } from './api-config.js';
 import { freePort, startServerChild, type ServerChild } from './child-process.js';
@@ -105,8 +105,9 @@ export interface BenchOptions extends LoadShape {
   /**
    * Alternated rounds (`alternated.ts`) of the pairs whose scenarios ran in the table
    * (the index and bare Koa; the run start in memory, and on Redis, and its Koa peer, once
-   * the peer answered alike): `rounds` (default 6; 0: none), each load `roundSeconds` long
-   * (default 3) after a warm-up of 1 s (or `roundSeconds`, if shorter). The throughput
+   * the peer answered alike; the insert one request at a time and the Koa insert peer):
+   * `rounds` (default 6; 0: none), each load `roundSeconds` long (default 3) after a
+   * warm-up of 1 s (or `roundSeconds`, if shorter). The throughput and insert latency
    * targets read their medians.
    */
   readonly alternated?: { readonly rounds?: number; readonly roundSeconds?: number };
@@ -246,6 +247,8 @@ export interface BenchReport {
   readonly upload?: UploadRow;
   /** The pairs measured in alternated rounds ({@link BenchOptions.alternated}). */
   readonly alternated?: readonly AlternatedPair[];
+  /** The insert one request at a time, API server and Koa insert peer, in alternated rounds ({@link BenchOptions.alternated}). */
+  readonly insertLatencyRounds?: LatencyPair;
 }
 
 /** A scenario that cannot run yet; its row says why. */
@@ -331,6 +334,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   let profile: ProfileReport | undefined;
   let upload: UploadRow | undefined;
   const alternated: AlternatedPair[] = [];
+  let insertLatencyRounds: LatencyPair | undefined;
 
   /**
    * The upload scenario: writes a file of random bytes in a directory of its own (under
@@ -666,8 +670,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
   }
 
-  /** `target` one request at a time over one kept-alive socket, warmed up; with `serverCpuMs`, the server's CPU per request too. */
-  async function overHttp(target: LoadRequest, expected: number, serverCpuMs?: () => Promise<number | undefined>): Promise<LatencySample> {
+  /** `target` one request at a time over one kept-alive socket, warmed up (`measureShape`: the run's own by default); with `serverCpuMs`, the server's CPU per request too. */
+  async function overHttp(target: LoadRequest, expected: number, serverCpuMs?: () => Promise<number | undefined>, measureShape: Omit<LoadShape, 'connections'> = shape): Promise<LatencySample> {
     const client = keptAliveClient(target);
     try {
       return await measureSequential(
@@ -675,7 +679,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           const answer = await client.send();
           if (answer.status !== expected) throw new Error(`${target.url} answered ${describeAnswer(answer.status, answer.body)}`);
         },
-        shape,
+        measureShape,
         serverCpuMs,
       );
     } finally {
@@ -879,6 +883,44 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     }
   }
 
+  /**
+   * The insert one request at a time in alternated rounds: the API server and the Koa
+   * insert peer up at once, each on a scripted TDS server of its own (as in the table),
+   * each warmed up as long as the table's warm-up, then `rounds` measures of
+   * `roundShape` each, in turn ({@link alternateLatency}). The peer's answer was checked
+   * in the table's pass.
+   */
+  async function insertRounds(rounds: number, roundShape: LoadShape): Promise<LatencyPair> {
+    const cleanups: (() => Promise<void>)[] = [];
+    try {
+      const tdsPort = async (): Promise<number> => {
+        const tds = await startTdsServer();
+        if ('skip' in tds) throw new Skip(tds.skip);
+        cleanups.push(() => tds.stop());
+        return tds.port;
+      };
+      const { server, account } = await startApiServer('rounds-api-insert', { logLevel: 'silent', sqlServerPort: await tdsPort() });
+      cleanups.push(() => server.stop());
+      const peerAccount = benchAccount();
+      const peerPort = await freePort();
+      const peerArgs = [JSON.stringify(peerConfig({ account: peerAccount, port: peerPort, egressPort: 0, logLevel: 'silent', sqlServerPort: await tdsPort() }))];
+      const peer = await startServerChild({ command: benchChild(PEERS['peer-koa-insert'].child), args: peerArgs, port: peerPort, stderrFile: join(work, 'rounds-peer-insert.stderr') });
+      cleanups.push(() => peer.stop());
+      const projectTarget = insertRequest(server.port, account);
+      const peerTarget = insertRequest(peerPort, peerAccount);
+      const warm = { warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
+      await overHttp(projectTarget, 201, undefined, warm);
+      await overHttp(peerTarget, 201, undefined, warm);
+      return await alternateLatency(
+        rounds,
+        () => overHttp(projectTarget, 201, server.cpuMs, roundShape),
+        () => overHttp(peerTarget, 201, peer.cpuMs, roundShape),
+      );
+    } finally {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    }
+  }
+
   const plan: [ScenarioName, () => Promise<LoadResult>][] = [
     ['node-http', () => baseline('node-http-server')],
     ['koa', () => baseline('koa-server')],
@@ -934,6 +976,16 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           log(`  skipped: ${error.message}`);
         }
       }
+      if (peerChecks.some((c) => c.scenario === 'peer-koa-insert')) {
+        log(`alternated rounds: insert one request at a time ÷ Koa insert peer, ${rounds} × 2 measures of ${roundShape.durationSeconds} s`);
+        try {
+          insertLatencyRounds = await insertRounds(rounds, roundShape);
+        } catch (error) {
+          // No scripted TDS server since the table's pass: the target reads the table.
+          if (!(error instanceof Skip)) throw error;
+          log(`  skipped: ${error.message}`);
+        }
+      }
     }
     if (options.profile !== undefined) {
       const only = options.profile.only ?? ['index', 'run-start', 'run-redis', 'insert'];
@@ -963,5 +1015,6 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ...(profile !== undefined ? { profile } : {}),
     ...(upload !== undefined ? { upload } : {}),
     ...(alternated.length > 0 ? { alternated } : {}),
+    ...(insertLatencyRounds !== undefined ? { insertLatencyRounds } : {}),
   };
 }

@@ -1,9 +1,9 @@
 /** Alternated rounds: the order of the loads, the medians, and the targets' verdicts read from them. */
 import { expect } from 'chai';
-import { alternate, summarizeRounds, type AlternatedRound } from '../src/alternated.js';
+import { alternate, alternateLatency, summarizeLatencyRounds, summarizeRounds, type AlternatedRound } from '../src/alternated.js';
 import type { BenchReport } from '../src/bench.js';
-import type { LoadResult } from '../src/load.js';
-import { checkTargets } from '../src/report.js';
+import type { LatencySample, LoadResult } from '../src/load.js';
+import { checkTargets, formatLatencyRounds } from '../src/report.js';
 
 function load(requestsPerSecond: number, serverCpuUsPerRequest?: number): LoadResult {
   return { requestsPerSecond, p50Ms: 1, p99Ms: 2, non2xx: 0, errors: 0, served: requestsPerSecond, window: { fromUs: 0, toUs: 1 }, ...(serverCpuUsPerRequest !== undefined ? { serverCpuUsPerRequest } : {}) };
@@ -67,5 +67,49 @@ describe('bench alternated rounds', function () {
     expect(met(reportWith(0.95, undefined))).to.equal(true);
     expect(met(reportWith(0.85, undefined))).to.equal(false);
     expect(checkTargets(reportWith(0.8, steady))[0]?.measured).to.match(/alternated rounds: median 0\.95× by req\/s, 0\.95× by CPU a request \(2 rounds\)/u);
+  });
+
+  const latency = (p50Ms: number, serverCpuUsPerCall?: number): LatencySample => ({ count: 100, p50Ms, p99Ms: p50Ms * 2, meanMs: p50Ms, ...(serverCpuUsPerCall !== undefined ? { serverCpuUsPerCall } : {}) });
+
+  it('measures the insert latency in turn, and keeps the median p50 and CPU ratios (project ÷ peer)', async () => {
+    const order: string[] = [];
+    const pair = await alternateLatency(
+      3,
+      async () => (order.push('project'), latency(1.1, 700)),
+      async () => (order.push('other'), latency(1.0, 700)),
+    );
+    expect(order).to.deep.equal(['project', 'other', 'other', 'project', 'project', 'other']);
+    expect(pair.p50Ratio).to.be.closeTo(1.1, 1e-9);
+    expect(pair.cpuRatio).to.equal(1);
+    const spoiled = summarizeLatencyRounds([
+      { project: latency(1.0, 600), other: latency(1.0, 600), projectFirst: true },
+      { project: latency(3.0, 1800), other: latency(1.0, 600), projectFirst: false },
+      { project: latency(1.05, 630), other: latency(1.0, 600), projectFirst: true },
+    ]);
+    expect(spoiled.p50Ratio).to.be.closeTo(1.05, 1e-9);
+    expect(summarizeLatencyRounds([{ project: latency(1), other: latency(1, 5), projectFirst: true }]).cpuRatio).to.equal(undefined);
+    expect(formatLatencyRounds(spoiled)).to.match(/\| median \| \| \| \| \*\*1\.05×\*\* \| \| \*\*1\.05×\*\* \|/u);
+  });
+
+  it('decides the insert target by the latency rounds when they ran, by the one measure of each otherwise', () => {
+    const insertMet = (report: BenchReport) => checkTargets(report).find((c) => c.target.startsWith('insert p50'))?.met;
+    const base: BenchReport = {
+      ...reportWith(1, undefined),
+      rows: [
+        { scenario: 'insert-sqlserver', label: 'insert', result: load(1000, 600) },
+        { scenario: 'peer-koa-insert', label: 'peer', result: load(1000, 600) },
+      ],
+      insertLatency: { api: latency(1.4, 900), apiRunStart: latency(0.6), rawTedious: latency(0.5) },
+      peerInsertLatency: latency(1.0, 700),
+    };
+    expect(insertMet(base)).to.equal(false);
+    const steady = summarizeLatencyRounds([
+      { project: latency(1.02, 650), other: latency(1.0, 640), projectFirst: true },
+      { project: latency(1.05, 660), other: latency(1.0, 650), projectFirst: false },
+    ]);
+    expect(insertMet({ ...base, insertLatencyRounds: steady })).to.equal(true);
+    const slow = summarizeLatencyRounds([{ project: latency(1.2), other: latency(1.0), projectFirst: true }]);
+    expect(insertMet({ ...base, peerInsertLatency: latency(1.4), insertLatencyRounds: slow })).to.equal(false);
+    expect(checkTargets({ ...base, insertLatencyRounds: steady }).find((c) => c.target.startsWith('insert p50'))?.measured).to.match(/alternated rounds: median 1\.04× by p50 \(2 rounds\)/u);
   });
 });
