@@ -7,6 +7,8 @@
  * minutes apart (2026-11-28, bench/BENCHMARKS.md): the machine's speed drifts over
  * minutes, and scenarios measured a minute apart see different machines. Rounds seconds
  * apart, in both orders, see the same one; the median drops a round a hiccup spoiled.
+ * Both servers are started again every {@link ROUNDS_PER_PROCESS_PAIR} rounds: a pair of
+ * processes keeps its own ratio, which differs from the next pair's.
  */
 import type { LatencySample, LoadResult } from './load.js';
 import { median } from './upload.js';
@@ -52,6 +54,22 @@ export function summarizeRounds(pair: AlternatedPairName, rounds: readonly Alter
   );
   const cpuRatio = cpu.some((c) => Number.isNaN(c)) ? undefined : median(cpu);
   return { pair, rounds, rpsRatio: median(rps), ...(cpuRatio !== undefined ? { cpuRatio } : {}) };
+}
+
+/**
+ * Rounds measured on one pair of server processes before both are started again: 2 (one
+ * in each order). Each process's speed is its own: two full `pnpm bench` runs of the same
+ * code read the run start in memory at 0.90–0.95× and 0.80–0.86× its Koa peer, round after
+ * round within each run (2026-11-28, bench/BENCHMARKS.md), so the median must span
+ * several pairs of processes, not one.
+ */
+export const ROUNDS_PER_PROCESS_PAIR = 2;
+
+/** `rounds` split into the rounds of each pair of processes: 6 → [2, 2, 2], 5 → [2, 2, 1]. */
+export function roundsPerProcessPair(rounds: number): number[] {
+  const out: number[] = [];
+  for (let left = rounds; left > 0; left -= ROUNDS_PER_PROCESS_PAIR) out.push(Math.min(ROUNDS_PER_PROCESS_PAIR, left));
+  return out;
 }
 
 /** Runs `project` and `other` `rounds` times, the project first in even rounds, the other first in odd ones. */

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ALTERNATED_PAIRS, alternate, alternateLatency, type AlternatedPair, type AlternatedPairName, type LatencyPair } from './alternated.js';
+import { ALTERNATED_PAIRS, alternate, alternateLatency, roundsPerProcessPair, summarizeLatencyRounds, summarizeRounds, type AlternatedPair, type AlternatedPairName, type AlternatedRound, type LatencyPair, type LatencyRound } from './alternated.js';
 import { answerDifferences } from './answer-shape.js';
 import { apiConfig, benchAccount, DB_PASSWORD_ENV, peerConfig, type ApiConfigOptions, type BenchAccount } from './api-config.js';
 import { freePort, startServerChild, type ServerChild } from './child-process.js';
@@ -107,8 +107,9 @@ export interface BenchOptions extends LoadShape {
    * (the index and bare Koa; the run start in memory, and on Redis, and its Koa peer, once
    * the peer answered alike; the insert one request at a time and the Koa insert peer):
    * `rounds` (default 6; 0: none), each load `roundSeconds` long (default 3) after a
-   * warm-up of 1 s (or `roundSeconds`, if shorter). The throughput and insert latency
-   * targets read their medians.
+   * warm-up of 1 s (or `roundSeconds`, if shorter), both servers started again every
+   * 2 rounds (`ROUNDS_PER_PROCESS_PAIR`, alternated.ts). The throughput and insert latency targets read
+   * their medians.
    */
   readonly alternated?: { readonly rounds?: number; readonly roundSeconds?: number };
   /** Progress lines (to stderr in the command). */
@@ -862,22 +863,33 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         });
       }
       const redisOf = (i: number) => (prefixes[i] !== undefined ? { url, prefix: prefixes[i] } : undefined);
-      const project = await upForRounds('api', request, redisOf(0));
-      cleanups.push(() => project.child.stop());
       const otherServer = pair === 'index-koa' ? 'koa-server' : pair === 'run-memory-peer' ? 'peers/koa-run-memory' : 'peers/koa-run-redis';
-      const other = await upForRounds(otherServer, request, redisOf(1));
-      cleanups.push(() => other.child.stop());
-      // Fresh processes: each is warmed up as long as a table scenario first (its JIT's
-      // tiers: without it a run start's first round read 282 µs a request, later ones 79–118 µs).
-      const warm: LoadShape = { connections: roundShape.connections, warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
-      await measureLoad(project.target, warm);
-      await measureLoad(other.target, warm);
-      return await alternate(
-        pair,
-        rounds,
-        () => measureLoad(project.target, roundShape, project.child.cpuMs),
-        () => measureLoad(other.target, roundShape, other.child.cpuMs),
-      );
+      const done: AlternatedRound[] = [];
+      for (const n of roundsPerProcessPair(rounds)) {
+        const project = await upForRounds('api', request, redisOf(0));
+        try {
+          const other = await upForRounds(otherServer, request, redisOf(1));
+          try {
+            // Fresh processes: each is warmed up as long as a table scenario first (its JIT's
+            // tiers: without it a run start's first round read 282 µs a request, later ones 79–118 µs).
+            const warm: LoadShape = { connections: roundShape.connections, warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
+            await measureLoad(project.target, warm);
+            await measureLoad(other.target, warm);
+            const measured = await alternate(
+              pair,
+              n,
+              () => measureLoad(project.target, roundShape, project.child.cpuMs),
+              () => measureLoad(other.target, roundShape, other.child.cpuMs),
+            );
+            done.push(...measured.rounds);
+          } finally {
+            await other.child.stop();
+          }
+        } finally {
+          await project.child.stop();
+        }
+      }
+      return summarizeRounds(pair, done);
     } finally {
       for (const cleanup of cleanups.reverse()) await cleanup();
     }
@@ -891,34 +903,39 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
    * in the table's pass.
    */
   async function insertRounds(rounds: number, roundShape: LoadShape): Promise<LatencyPair> {
-    const cleanups: (() => Promise<void>)[] = [];
-    try {
-      const tdsPort = async (): Promise<number> => {
-        const tds = await startTdsServer();
-        if ('skip' in tds) throw new Skip(tds.skip);
-        cleanups.push(() => tds.stop());
-        return tds.port;
-      };
-      const { server, account } = await startApiServer('rounds-api-insert', { logLevel: 'silent', sqlServerPort: await tdsPort() });
-      cleanups.push(() => server.stop());
-      const peerAccount = benchAccount();
-      const peerPort = await freePort();
-      const peerArgs = [JSON.stringify(peerConfig({ account: peerAccount, port: peerPort, egressPort: 0, logLevel: 'silent', sqlServerPort: await tdsPort() }))];
-      const peer = await startServerChild({ command: benchChild(PEERS['peer-koa-insert'].child), args: peerArgs, port: peerPort, stderrFile: join(work, 'rounds-peer-insert.stderr') });
-      cleanups.push(() => peer.stop());
-      const projectTarget = insertRequest(server.port, account);
-      const peerTarget = insertRequest(peerPort, peerAccount);
-      const warm = { warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
-      await overHttp(projectTarget, 201, undefined, warm);
-      await overHttp(peerTarget, 201, undefined, warm);
-      return await alternateLatency(
-        rounds,
-        () => overHttp(projectTarget, 201, server.cpuMs, roundShape),
-        () => overHttp(peerTarget, 201, peer.cpuMs, roundShape),
-      );
-    } finally {
-      for (const cleanup of cleanups.reverse()) await cleanup();
+    const done: LatencyRound[] = [];
+    for (const n of roundsPerProcessPair(rounds)) {
+      const cleanups: (() => Promise<void>)[] = [];
+      try {
+        const tdsPort = async (): Promise<number> => {
+          const tds = await startTdsServer();
+          if ('skip' in tds) throw new Skip(tds.skip);
+          cleanups.push(() => tds.stop());
+          return tds.port;
+        };
+        const { server, account } = await startApiServer('rounds-api-insert', { logLevel: 'silent', sqlServerPort: await tdsPort() });
+        cleanups.push(() => server.stop());
+        const peerAccount = benchAccount();
+        const peerPort = await freePort();
+        const peerArgs = [JSON.stringify(peerConfig({ account: peerAccount, port: peerPort, egressPort: 0, logLevel: 'silent', sqlServerPort: await tdsPort() }))];
+        const peer = await startServerChild({ command: benchChild(PEERS['peer-koa-insert'].child), args: peerArgs, port: peerPort, stderrFile: join(work, 'rounds-peer-insert.stderr') });
+        cleanups.push(() => peer.stop());
+        const projectTarget = insertRequest(server.port, account);
+        const peerTarget = insertRequest(peerPort, peerAccount);
+        const warm = { warmupSeconds: 0, durationSeconds: Math.max(shape.warmupSeconds, roundShape.warmupSeconds) };
+        await overHttp(projectTarget, 201, undefined, warm);
+        await overHttp(peerTarget, 201, undefined, warm);
+        const measured = await alternateLatency(
+          n,
+          () => overHttp(projectTarget, 201, server.cpuMs, roundShape),
+          () => overHttp(peerTarget, 201, peer.cpuMs, roundShape),
+        );
+        done.push(...measured.rounds);
+      } finally {
+        for (const cleanup of cleanups.reverse()) await cleanup();
+      }
     }
+    return summarizeLatencyRounds(done);
   }
 
   const plan: [ScenarioName, () => Promise<LoadResult>][] = [

@@ -13,8 +13,8 @@
  * (where the file, the server's storage and the copies go; default the OS's temporary
  * directory, which must then be on a disk); `--rounds N` (alternated rounds of the index
  * and bare Koa, of the run start in memory and on Redis and their Koa peers, and of the
- * insert one request at a time and its Koa peer, both servers up at once; default 6, 0
- * for none) and `--round-seconds S` (each round's load, default 3).
+ * insert one request at a time and its Koa peer, both servers up at once and started
+ * again every 2 rounds; default 6, 0 for none) and `--round-seconds S` (each round's load, default 3).
  * Prints a Markdown report on stdout, progress on stderr.
  */
 import { writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /** Alternated rounds: the order of the loads, the medians, and the targets' verdicts read from them. */
 import { expect } from 'chai';
-import { alternate, alternateLatency, summarizeLatencyRounds, summarizeRounds, type AlternatedRound } from '../src/alternated.js';
+import { alternate, alternateLatency, roundsPerProcessPair, summarizeLatencyRounds, summarizeRounds, type AlternatedRound } from '../src/alternated.js';
 import type { BenchReport } from '../src/bench.js';
 import type { LatencySample, LoadResult } from '../src/load.js';
 import { checkTargets, formatLatencyRounds } from '../src/report.js';
@@ -111,5 +111,12 @@ describe('bench alternated rounds', function () {
     const slow = summarizeLatencyRounds([{ project: latency(1.2), other: latency(1.0), projectFirst: true }]);
     expect(insertMet({ ...base, peerInsertLatency: latency(1.4), insertLatencyRounds: slow })).to.equal(false);
     expect(checkTargets({ ...base, insertLatencyRounds: steady }).find((c) => c.target.startsWith('insert p50'))?.measured).to.match(/alternated rounds: median 1\.04× by p50 \(2 rounds\)/u);
+  });
+
+  it('splits the rounds into pairs of processes of 2 rounds each (one in each order)', () => {
+    expect(roundsPerProcessPair(6)).to.deep.equal([2, 2, 2]);
+    expect(roundsPerProcessPair(5)).to.deep.equal([2, 2, 1]);
+    expect(roundsPerProcessPair(1)).to.deep.equal([1]);
+    expect(roundsPerProcessPair(0)).to.deep.equal([]);
   });
 });

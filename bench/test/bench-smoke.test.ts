@@ -48,7 +48,8 @@ describe('bench smoke: each scenario for about a second', function () {
       serverOrigin: 'dist',
       profile: { dir: profileDir, only: [] },
       upload: { sizeBytes: MIB, rounds: 1 },
-      alternated: { rounds: 2, roundSeconds: 0.2 },
+      // 3 rounds: two pairs of processes (2 + 1 rounds), so a restart between rounds runs too.
+      alternated: { rounds: 3, roundSeconds: 0.2 },
     });
     printed = formatReport(report);
   });
@@ -126,7 +127,7 @@ describe('bench smoke: each scenario for about a second', function () {
     const redisPeer = report.peerChecks?.some((c) => c.scenario === 'peer-koa-run-redis') === true;
     expect(report.alternated?.map((p) => p.pair)).to.deep.equal(['index-koa', 'run-memory-peer', ...(redisPeer ? ['run-redis-peer'] : [])]);
     for (const pair of report.alternated ?? []) {
-      expect(pair.rounds.map((r) => r.projectFirst), pair.pair).to.deep.equal([true, false]);
+      expect(pair.rounds.map((r) => r.projectFirst), pair.pair).to.deep.equal([true, false, true]);
       for (const r of pair.rounds) {
         expect(r.project.requestsPerSecond, pair.pair).to.be.greaterThan(0);
         expect(r.other.requestsPerSecond, pair.pair).to.be.greaterThan(0);
@@ -139,6 +140,18 @@ describe('bench smoke: each scenario for about a second', function () {
     expect(printed).to.match(/\| median \| \| \| \| \*\*\d+\.\d\d×\*\* \| \| \*\*\d+\.\d\d×\*\* \|/u);
     expect(printed).to.match(/\| index ≥ 0\.9× bare Koa \| .*alternated rounds: median \d+\.\d\d× by req\/s/u);
     expect(printed).to.match(/\| run start in memory ≥ 0\.9× the Koa peer \(req\/s\) \| .*alternated rounds: median \d+\.\d\d× by req\/s/u);
+  });
+
+  it('measures the insert one request at a time and its Koa peer in alternated rounds; the insert target reads their median', () => {
+    const rounds = report.insertLatencyRounds?.rounds ?? [];
+    expect(rounds.map((r) => r.projectFirst)).to.deep.equal([true, false, true]);
+    for (const r of rounds) {
+      expect(r.project.count).to.be.greaterThan(0);
+      expect(r.other.count).to.be.greaterThan(0);
+    }
+    expect(report.insertLatencyRounds?.p50Ratio).to.be.greaterThan(0);
+    expect(printed).to.match(/\| insert p50 ÷ Koa insert peer: round \| first \|/u);
+    expect(printed).to.match(/\| insert p50 at concurrency 1 ≤ 1\.1× the Koa insert peer's \| .*alternated rounds: median \d+\.\d\d× by p50 \(3 rounds\)/u);
   });
 
   it('checks every target, each met, missed or said not measured', () => {
