@@ -68,7 +68,6 @@ export class PrometheusTelemetry implements Telemetry {
   /** Runs started, handed to `svc_runs_started_total` at the scrape. */
   private started = 0;
   private readonly finishedChildren = new Map<string, Counter.Internal>();
-  private readonly writeChildren = new Map<string, HistogramSeries>();
   private readonly notifications: Counter<'channel' | 'outcome'>;
 
   /** @param sources - what the scrape-time gauges read; see {@link MetricSources}. */
@@ -231,10 +230,8 @@ export class PrometheusTelemetry implements Telemetry {
   }
 
   recordWrite(connectionId: string, outcome: RecordWriteOutcome, durationSeconds: number): void {
-    const key = `${connectionId}|${outcome}`;
-    let child = this.writeChildren.get(key);
-    if (child === undefined) this.writeChildren.set(key, (child = this.writeDuration.series(connectionId, outcome)));
-    child.observe(durationSeconds);
+    // The histogram keeps its series by label values: no map of our own in front of it.
+    this.writeDuration.series(connectionId, outcome).observe(durationSeconds);
   }
 
   /**
