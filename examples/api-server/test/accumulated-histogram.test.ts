@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Histogram, Registry } from 'prom-client';
 import { AccumulatedHistogram } from '../src/observability/accumulated-histogram.js';
+import { PrometheusTelemetry } from '../src/observability/metrics.js';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const NAME = 'svc_test_duration_seconds';
@@ -84,5 +85,21 @@ describe('AccumulatedHistogram', function () {
   it('refuses buckets out of order and the reserved label le', function () {
     expect(() => new AccumulatedHistogram({ name: NAME, help: HELP, labelNames: [], buckets: [1, 0.5], registers: [] })).to.throw(/ascending/u);
     expect(() => new AccumulatedHistogram({ name: NAME, help: HELP, labelNames: ['le'], buckets: [1], registers: [] })).to.throw(/reserved/u);
+  });
+});
+
+describe('PrometheusTelemetry durations', function () {
+  it('counts row writes in svc_record_write_duration_seconds by connection id and outcome, and requests in svc_http_request_duration_seconds', async function () {
+    const telemetry = new PrometheusTelemetry();
+    telemetry.recordWrite('conn_a', 'ok', 0.004);
+    telemetry.recordWrite('conn_a', 'ok', 0.2);
+    telemetry.recordWrite('conn_a', 'connection_timeout', 31);
+    telemetry.requestFinished('startRun', 202, 0.0009);
+    const text = (await telemetry.metrics()).body;
+    expect(text).to.contain('svc_record_write_duration_seconds_bucket{le="0.005",connection_id="conn_a",outcome="ok"} 1');
+    expect(text).to.contain('svc_record_write_duration_seconds_count{connection_id="conn_a",outcome="ok"} 2');
+    expect(text).to.contain('svc_record_write_duration_seconds_bucket{le="30",connection_id="conn_a",outcome="connection_timeout"} 0');
+    expect(text).to.contain('svc_record_write_duration_seconds_bucket{le="+Inf",connection_id="conn_a",outcome="connection_timeout"} 1');
+    expect(text).to.contain('svc_http_request_duration_seconds_bucket{le="0.001",operation="startRun",status_class="2xx"} 1');
   });
 });
