@@ -1,9 +1,10 @@
 /**
  * Instructions a request by function, from the dumps `pnpm bench:instructions --keep DIR`
  * leaves: `node bench/dist/callgrind-functions.js DIR [--requests N] [--top N]
- * [--servers project,koa-peer]`. Prints a Markdown table of the functions whose self cost
+ * [--servers project,koa-peer] [--event Ir]`. Prints a Markdown table of the functions whose self cost
  * differs most between the first server and the second (or the first's largest alone),
- * instructions a request each.
+ * instructions a request each (or another callgrind event's count: `--event I1mr` with
+ * dumps of `pnpm bench:instructions --cache-sim`).
  *
  * callgrind knows the node binary's and libraries' symbols, but names JIT-compiled
  * JavaScript only by address (`0x000000000d4efc80`); Node's `--perf-basic-prof` map
@@ -57,9 +58,15 @@ function nameAt(entries: readonly MapEntry[], address: bigint): string | undefin
   return found !== undefined && address < found.end ? found.name : undefined;
 }
 
-/** Self instructions by function name (JIT addresses named through the perf map), for a whole dump. */
-export async function selfCostByFunction(dir: string, server: string): Promise<Map<string, number>> {
-  const { stdout } = await execFileAsync('callgrind_annotate', ['--inclusive=no', '--threshold=100', join(dir, `${server}.callgrind.out`)], { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
+/**
+ * Self cost by function name (JIT addresses named through the perf map), for a whole dump:
+ * of `event`, instructions (`Ir`) by default; a dump of `--cache-sim=yes --branch-sim=yes`
+ * also has `I1mr` (first-level instruction cache misses), `D1mr`, `D1mw`, `Bcm`
+ * (mispredicted conditional branches), `Bim` (mispredicted indirect branches) and others.
+ */
+export async function selfCostByFunction(dir: string, server: string, event = 'Ir'): Promise<Map<string, number>> {
+  // `--show`: one event a line, also for a dump of `--cache-sim=yes --branch-sim=yes` (13 events).
+  const { stdout } = await execFileAsync('callgrind_annotate', ['--inclusive=no', '--threshold=100', `--show=${event}`, join(dir, `${server}.callgrind.out`)], { maxBuffer: 256 * 1024 * 1024, timeout: 120_000 });
   const map = readPerfMap(join(dir, `${server}.perf.map`));
   const costs = new Map<string, number>();
   for (const line of stdout.split('\n')) {
@@ -80,13 +87,14 @@ export async function selfCostByFunction(dir: string, server: string): Promise<M
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--') argv.shift();
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { requests: { type: 'string' }, top: { type: 'string' }, servers: { type: 'string' } }, strict: true });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { requests: { type: 'string' }, top: { type: 'string' }, servers: { type: 'string' }, event: { type: 'string' } }, strict: true });
   const dir = positionals[0];
-  if (dir === undefined) throw new Error('usage: callgrind-functions DIR [--requests N] [--top N] [--servers project,koa-peer]');
+  if (dir === undefined) throw new Error('usage: callgrind-functions DIR [--requests N] [--top N] [--servers project,koa-peer] [--event Ir]');
+  const event = values.event ?? 'Ir';
   const requests = Number(values.requests ?? 10_000);
   const top = Number(values.top ?? 40);
   const servers = (values.servers ?? 'project,koa-peer').split(',').map((s) => s.trim());
-  const tables = await Promise.all(servers.map((s) => (existsSync(join(dir, `${s}.callgrind.out`)) ? selfCostByFunction(dir, s) : Promise.resolve(undefined))));
+  const tables = await Promise.all(servers.map((s) => (existsSync(join(dir, `${s}.callgrind.out`)) ? selfCostByFunction(dir, s, event) : Promise.resolve(undefined))));
   const [first, second] = tables;
   if (first === undefined) throw new Error(`no ${servers[0]}.callgrind.out in ${dir}`);
   const names = new Set([...first.keys(), ...(second?.keys() ?? [])]);

@@ -3,9 +3,10 @@
  * callgrind), promises a request (async_hooks) and bytes the heap allocated a request (V8's
  * `--trace-gc-nvp`, `children/count-allocation.ts`), for the API server's run start in
  * memory and the same-work Koa and Fastify peers, and for its index (`GET /api/v1`), bare
- * Koa and the index's same-work peer. `pnpm bench:instructions`, or
+ * Koa and the index's same-work peer, and for its row insert (`POST .../records` into a
+ * scripted TDS server) and the Koa insert peer. `pnpm bench:instructions`, or
  * `node bench/dist/instructions.js [--warmup N] [--requests N] [--connections N]
- * [--only project,koa-peer,fastify-peer,index,koa,koa-index-peer] [--keep DIR]`; prints Markdown on stdout, progress
+ * [--only project,koa-peer,fastify-peer,index,koa,koa-index-peer,insert,koa-insert-peer] [--keep DIR]`; prints Markdown on stdout, progress
  * on stderr. `--keep DIR` keeps each server's dump and JIT map for
  * `bench/src/callgrind-functions.ts` (instructions by function).
  *
@@ -28,9 +29,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { apiConfig, benchAccount, peerConfig, type BenchAccount } from './api-config.js';
+import { apiConfig, benchAccount, DB_PASSWORD_ENV, peerConfig, type BenchAccount } from './api-config.js';
 import { freePort, startServerChild, type ServerChild } from './child-process.js';
-import { RUN_START_BODY } from './fixtures.js';
+import { INSERT_BODY, RUN_START_BODY, TDS_LOGIN } from './fixtures.js';
+import { startTdsServer } from './tds.js';
 import { keptAliveClient, type LoadRequest } from './load.js';
 import { apiServerMain, benchChild, FROM_SOURCE, REPO_ROOT, type NodeCommand } from './paths.js';
 
@@ -48,13 +50,15 @@ export const INSTRUCTION_SERVERS = {
   index: 'GET /api/v1 (index), log silent',
   koa: 'bare Koa (baseline)',
   'koa-index-peer': "same-work peer: bare Koa answering the index's bytes and headers",
+  insert: 'POST /api/v1/connections/{id}/records, scripted TDS server, log silent',
+  'koa-insert-peer': 'same-work peer: Koa insert, tedious on a tarn pool',
 } as const;
 
 /** Name of a measured server (`--only`). */
 export type InstructionServer = keyof typeof INSTRUCTION_SERVERS;
 
 /** The server of each group the others' ratios are taken against. */
-type GroupBase = 'project' | 'index';
+type GroupBase = 'project' | 'index' | 'insert';
 
 /** The group of each server: the project's server it is compared with. */
 const BASE_OF: Readonly<Record<InstructionServer, GroupBase>> = {
@@ -64,6 +68,8 @@ const BASE_OF: Readonly<Record<InstructionServer, GroupBase>> = {
   index: 'index',
   koa: 'index',
   'koa-index-peer': 'index',
+  insert: 'insert',
+  'koa-insert-peer': 'insert',
 };
 
 /** Options of {@link measureInstructions}. */
@@ -136,13 +142,17 @@ const INDEX_ANSWER = 'index-answer.json';
  * The command of one server and its request. The index's same-work peer serves the file
  * {@link indexAnswerFile} wrote in `work`.
  */
-function serverOf(server: InstructionServer, account: BenchAccount, port: number, egressPort: number, work: string): Measured {
-  if (server === 'project' || server === 'index') {
+function serverOf(server: InstructionServer, account: BenchAccount, port: number, egressPort: number, work: string, sqlServerPort: number | undefined): Measured {
+  const database = sqlServerPort !== undefined ? { sqlServerPort } : {};
+  if (server === 'project' || server === 'index' || server === 'insert') {
     const configFile = join(work, `${server}.yaml`);
-    writeFileSync(configFile, JSON.stringify(apiConfig({ account, port, egressPort, logLevel: 'silent' })));
+    writeFileSync(configFile, JSON.stringify(apiConfig({ account, port, egressPort, logLevel: 'silent', ...database })));
     const command = apiServerMain(FROM_SOURCE ? 'source' : 'dist');
-    const env = { NODE_ENV: 'production' };
-    return { command, args: ['--config', configFile], env, target: server === 'project' ? runStart : indexRequest };
+    const env = { NODE_ENV: 'production', ...(sqlServerPort !== undefined ? { [DB_PASSWORD_ENV]: TDS_LOGIN.password } : {}) };
+    return { command, args: ['--config', configFile], env, target: server === 'project' ? runStart : server === 'insert' ? insertRecord : indexRequest };
+  }
+  if (server === 'koa-insert-peer') {
+    return { command: benchChild('peers/koa-insert'), args: [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent', ...database }))], env: {}, target: insertRecord };
   }
   if (server === 'koa' || server === 'koa-index-peer') {
     const args = server === 'koa' ? [String(port)] : [String(port), '--answer', join(work, INDEX_ANSWER)];
@@ -150,6 +160,10 @@ function serverOf(server: InstructionServer, account: BenchAccount, port: number
   }
   const child = server === 'koa-peer' ? 'peers/koa-run-memory' : 'peers/fastify-run-memory';
   return { command: benchChild(child), args: [JSON.stringify(peerConfig({ account, port, egressPort: 0, logLevel: 'silent' }))], env: {}, target: runStart };
+}
+
+function insertRecord(port: number, account: BenchAccount): Target {
+  return { url: `http://127.0.0.1:${port}/api/v1/connections/${account.connectionId}/records`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: INSERT_BODY, status: 201 };
 }
 
 function runStart(port: number, account: BenchAccount): Target {
@@ -248,7 +262,26 @@ function keepDump(dir: string, keepDir: string, server: InstructionServer, pid: 
 async function withServer<T>(server: InstructionServer, work: string, extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[]; stdoutFile?: string }, body: (child: ServerChild, target: Target) => Promise<T>): Promise<T> {
   const account = benchAccount();
   const port = await freePort();
-  const { command, args, env, target } = serverOf(server, account, port, await freePort(), work);
+  // The insert group writes to a scripted TDS server of its own, in its own process (not counted).
+  const tds = BASE_OF[server] === 'insert' ? await startTdsServer() : undefined;
+  if (tds !== undefined && 'skip' in tds) throw new Error(`${server}: ${tds.skip}`);
+  try {
+    return await withTarget(server, work, extra, body, account, port, tds?.port);
+  } finally {
+    await tds?.stop();
+  }
+}
+
+async function withTarget<T>(
+  server: InstructionServer,
+  work: string,
+  extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[]; stdoutFile?: string },
+  body: (child: ServerChild, target: Target) => Promise<T>,
+  account: BenchAccount,
+  port: number,
+  sqlServerPort: number | undefined,
+): Promise<T> {
+  const { command, args, env, target } = serverOf(server, account, port, await freePort(), work, sqlServerPort);
   const child = await startServerChild({
     command,
     args,
@@ -390,7 +423,7 @@ export function formatInstructions(report: InstructionReport): string {
   const lines = [
     `${report.requests} requests counted after ${report.warmupRequests} (promises: after ${Math.min(report.warmupRequests, 2000)}), ${report.connections} connection(s), Node ${report.node}.`,
   ];
-  for (const base of ['project', 'index'] as const) {
+  for (const base of ['project', 'index', 'insert'] as const) {
     const rows = report.rows.filter((r) => BASE_OF[r.server] === base);
     if (rows.length === 0) continue;
     const project = report.rows.find((r) => r.server === base);
