@@ -6,9 +6,10 @@
  * Koa and the index's same-work peer, and for its row insert (`POST .../records` into a
  * scripted TDS server) and the Koa insert peer. `pnpm bench:instructions`, or
  * `node bench/dist/instructions.js [--warmup N] [--requests N] [--connections N]
- * [--only project,koa-peer,fastify-peer,index,koa,koa-index-peer,insert,koa-insert-peer] [--keep DIR]`; prints Markdown on stdout, progress
- * on stderr. `--keep DIR` keeps each server's dump and JIT map for
- * `bench/src/callgrind-functions.ts` (instructions by function).
+ * [--only project,koa-peer,fastify-peer,index,koa,koa-index-peer,insert,koa-insert-peer] [--keep DIR]
+ * [--cache-sim]`; prints Markdown on stdout, progress on stderr. `--keep DIR` keeps each
+ * server's dump and JIT map for `bench/src/callgrind-functions.ts` (instructions by
+ * function; with `--cache-sim`, simulated cache misses and mispredicted branches too).
  *
  * Why besides `pnpm bench`: a req/s or CPU µs ratio on a 2-core machine moves by ±8 %
  * between two runs of the same code, more than most single changes to the request path
@@ -94,6 +95,13 @@ export interface InstructionOptions {
    * `bench/src/callgrind-functions.ts` to name the JavaScript functions; default none.
    */
   readonly keepDir?: string;
+  /**
+   * Also simulate the caches and branch predictors (`--cache-sim=yes --branch-sim=yes`,
+   * about twice as slow): the kept dumps then count first-level and last-level cache misses
+   * and mispredicted branches by function (`callgrind-functions.ts --event I1mr`).
+   * Simulated on valgrind's model of this machine's caches, not counted by the CPU.
+   */
+  readonly cacheSim?: boolean;
 }
 
 /** One server's figures. */
@@ -301,9 +309,10 @@ async function withTarget<T>(
   }
 }
 
-async function countInstructions(server: InstructionServer, work: string, warmup: number, requests: number, connections: number, keepDir: string | undefined): Promise<number> {
+async function countInstructions(server: InstructionServer, work: string, warmup: number, requests: number, connections: number, keepDir: string | undefined, cacheSim: boolean): Promise<number> {
   const dir = mkdtempSync(join(work, `${server}-callgrind-`));
-  const wrapper = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out')}`];
+  const simulate = cacheSim ? ['--cache-sim=yes', '--branch-sim=yes'] : [];
+  const wrapper = ['valgrind', '--tool=callgrind', '--instr-atstart=no', ...simulate, `--callgrind-out-file=${join(dir, 'callgrind.out')}`];
   // --perf-basic-prof: V8 writes /tmp/perf-<pid>.map, the address range of each JIT-compiled function.
   // It also turns V8's log on: written to the work folder, not as isolate-*.log in the cwd (the repository).
   const extra = keepDir === undefined ? { wrapper } : { wrapper, nodeFlags: ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`] };
@@ -398,7 +407,7 @@ export async function measureInstructions(options: InstructionOptions = {}): Pro
         instructionsPerRequest = { skip: missing };
       } else {
         log(`${server}: instructions a request under callgrind (${warmupRequests} warm-up + ${requests} counted)`);
-        instructionsPerRequest = await countInstructions(server, work, warmupRequests, requests, connections, options.keepDir);
+        instructionsPerRequest = await countInstructions(server, work, warmupRequests, requests, connections, options.keepDir, options.cacheSim ?? false);
       }
       rows.push({ server, instructionsPerRequest, promisesPerRequest, bytesAllocatedPerRequest });
     }
@@ -446,7 +455,7 @@ export function formatInstructions(report: InstructionReport): string {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--') argv.shift();
-  const { values } = parseArgs({ args: argv, options: { warmup: { type: 'string' }, requests: { type: 'string' }, connections: { type: 'string' }, only: { type: 'string', multiple: true }, keep: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ args: argv, options: { warmup: { type: 'string' }, requests: { type: 'string' }, connections: { type: 'string' }, only: { type: 'string', multiple: true }, keep: { type: 'string' }, 'cache-sim': { type: 'boolean' } }, strict: true });
   const whole = (name: string, value: string | undefined): number | undefined => {
     if (value === undefined) return undefined;
     const n = Number(value);
@@ -464,6 +473,7 @@ async function main(): Promise<void> {
     ...(connections !== undefined ? { connections } : {}),
     ...(only !== undefined ? { only: only as InstructionServer[] } : {}),
     ...(values.keep !== undefined ? { keepDir: values.keep } : {}),
+    cacheSim: values['cache-sim'] === true,
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${formatInstructions(report)}\n`);
