@@ -47,7 +47,7 @@ const NVARCHAR_MAX_LENGTH = 4000;
 export function quoteIdentifier(part: string): string {
   const checked = checkIdentifierPart(part);
   if (!checked.ok) throw new Error(`identifier part ${checked.error}`);
-  return `[${part.replaceAll(']', ']]')}]`;
+  return part.includes(']') ? `[${part.replaceAll(']', ']]')}]` : `[${part}]`;
 }
 
 /** `[schema].[table]`. */
@@ -93,6 +93,10 @@ export function bindValue(name: string, value: ColumnValue): BoundParameter {
       : { name, type: TYPES.NVarChar, value, reference };
   }
   if (typeof value === 'boolean') return { name, type: TYPES.Bit, value, reference };
+  // A safe integer is exact as it is: int or bigint by its size, without exactDecimalOf's BigInt.
+  if (typeof value === 'number' && Number.isSafeInteger(value)) {
+    return value >= -2_147_483_648 && value <= 2_147_483_647 ? { name, type: TYPES.Int, value: value === 0 ? 0 : value, reference } : { name, type: TYPES.BigInt, value: BigInt(value), reference };
+  }
   const exact = exactDecimalOf(value);
   if (!exact.ok) throw new Error(`parameter ${name}: the number ${exact.error}`);
   const { text, scale, isBigint } = exact.value;

@@ -409,6 +409,19 @@ describe('SqlServerRecordWriter (tedious against the scripted TDS server)', func
       const seen = JSON.stringify([refused, login, logger.lines]);
       for (const secret of ['localhost', USER, PASSWORD, 'orders_db', 'INSERT', 'Login failed', String(port)]) expect(seen).to.not.include(secret);
     });
+
+    it('keeps the password of a pooled connection out of its enumerable configuration (as knex does)', async function () {
+      const writer = writers.make(server);
+      expect((await writer.insert({ connection, entity: orders, values: { id: 1 }, route: 'default' })).ok).to.equal(true);
+      // The connection as the pool holds it (knex's tarn pool): what a logger or a debugger would print.
+      const pools = (writer as unknown as { pools: Map<string, { client: { pool: { free: { resource: { config: { authentication: { options: object } } } }[] } } }> }).pools;
+      const pooled = [...pools.values()].flatMap((pool) => pool.client.pool.free.map((free) => free.resource));
+      expect(pooled).to.have.length(1);
+      const options = pooled[0]?.config.authentication.options as { password?: unknown };
+      expect(options.password).to.equal(PASSWORD);
+      expect(Object.keys(options)).to.not.include('password');
+      expect(JSON.stringify(options)).to.not.include(PASSWORD);
+    });
   });
 
   describe('routes and pools', function () {

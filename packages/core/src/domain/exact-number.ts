@@ -78,6 +78,10 @@ export const INEXACT_NUMBER_MESSAGE =
  *   its text may be a megabyte long).
  */
 export function exactDecimalOf(value: number | ExactNumber): Result<ExactDecimal, string> {
+  // A safe integer (|n| < 2^53, within bigint) is its own shortest text, with no exponent
+  // below 1e21 and `-0` written `0`: the path below would come to the same form through a
+  // regular expression and a BigInt (~1 µs of a row write's validation and binding).
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return ok({ text: value === 0 ? '0' : String(value), scale: 0, isBigint: true });
   if (typeof value === 'number' && !Number.isFinite(value)) return err('must be a finite number');
   const m = JSON_NUMBER.exec(typeof value === 'number' ? jsonTextOf(value) : value.text);
   if (m === null) return err('must be a finite number');

@@ -45,6 +45,13 @@ describe('ExactNumber and exactDecimalOf (docs/CONTRACT.md "Exact values")', fun
     expect(exactOf(Number.MIN_VALUE)).to.include('cannot be written exactly');
   });
 
+  it('gives a safe integer JS number the form its text gets (the fast path agrees with the general one)', function () {
+    const safe = [0, -0, 1, -1, 7, 100, -120, 2_147_483_647, 2_147_483_648, -2_147_483_649, 10 ** 15, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
+    for (const n of safe) expect(exactOf(n), String(n)).to.deep.equal(exactOf(n === 0 ? '0' : String(n)));
+    expect(exactOf(-0)).to.deep.equal({ text: '0', scale: 0, isBigint: true });
+    expect(exactOf(1200)).to.deep.equal({ text: '1200', scale: 0, isBigint: true });
+  });
+
   it('refuses text that is not a JSON number', function () {
     for (const text of ['', '+1', '01', '.5', '1.', 'NaN', '0x10', '1e', ' 1']) expect(() => new ExactNumber(text), text).to.throw(RangeError);
   });
