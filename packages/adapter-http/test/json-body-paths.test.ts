@@ -88,9 +88,9 @@ describe('adapter-http: compact and pretty-printed bodies are read alike', funct
     }
   });
 
-  // A body without numbers, escapes or __proto__ takes a path of its own (parsePlain): it
+  // A body without escapes or __proto__, whose numbers are short integers, takes a path of its own (parsePlain): it
   // must read exactly as the same data sent with one escape, which the other paths read.
-  describe('bodies without numbers (the plain path)', function () {
+  describe('bodies without escapes, numbers only short integers (the plain path)', function () {
     /** The same JSON text with the member name `entity` escaped: it leaves the plain path. */
     const escaped = (text: string): string => text.replace('"entity"', '"\\u0065ntity"');
 
@@ -107,6 +107,15 @@ describe('adapter-http: compact and pretty-printed bodies are read alike', funct
       '{"entity":"dbo.orders","values":{"sku":"D","status":true,"note":[]}}',
       '{"entity":"dbo.orders","values":{"sku":"E",}}',
       '{"entity":"dbo.orders","values":{"sku":"F" "note":"x"}}',
+      // Short integers stay on the plain path; any other number leaves it.
+      '{"entity":"dbo.orders","values":{"id":7,"qty":-3,"sku":"H","note":0}}',
+      '{"entity":"dbo.orders","values":{"id":123456789012345,"qty":-123456789012345,"note":-0}}',
+      '{"entity":"dbo.orders","values":{"id":1234567890123456,"qty":9007199254740993}}',
+      '{"entity":"dbo.orders","values":{"id":1,"qty":1.5,"note":1e3,"sku":"2E2"}}',
+      '{"entity":"dbo.orders","values":{"id":01}}',
+      '{"entity":"dbo.orders","values":{"id":-}}',
+      '{"entity":"dbo.orders","values":{"id":1,"id":1}}',
+      '{"entity":"dbo.orders","values":{"id":[1,-2,30],"qty":0.0}}',
     ];
 
     for (const text of plainTexts) {

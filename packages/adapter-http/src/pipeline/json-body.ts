@@ -212,13 +212,15 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * The fastest path of {@link readJsonBody}, for an object body without numbers, escapes or
- * a `__proto__` (a run start, a file's preparation, most bodies of this API), compact or
- * not. `JSON.parse`'s value is the exact path's (same members, same strings, no number to
- * keep the text of) unless `JSON.parse` dropped a member given twice: so the members are
+ * The fastest path of {@link readJsonBody}, for an object body without escapes or a
+ * `__proto__` whose numbers, if any, are integers of at most 15 digits (a run start, a
+ * file's preparation, a row of short integers and strings: most bodies of this API),
+ * compact or not. `JSON.parse`'s value is the exact path's (same members, same strings, no number
+ * whose text must be kept) unless `JSON.parse` dropped a member given twice: so the members are
  * counted twice, as the `:` outside strings of the text (with no escape in the text, a
  * string ends at the next `"`) and as the members of the value, and any difference leaves
- * it to the paths after. Anything else it does not take (a number, a `\`, `__proto__`,
+ * it to the paths after. A short integer is the same JS number on every path (see
+ * {@link shortIntegerEnd}). Anything else it does not take (another number, a `\`, `__proto__`,
  * nesting of {@link MAX_DEPTH} or more, a text `JSON.parse` refuses) goes on to
  * {@link parseCompact}, then the exact path, unchanged. Objects keep `JSON.parse`'s
  * prototype, as on {@link parseCompact}'s path (no `__proto__` member can change it).
@@ -244,8 +246,14 @@ function parsePlain(text: string): unknown {
       continue;
     }
     if (c === 0x3a) colons += 1;
-    // A digit or a minus outside a string starts a number: parseCompact keeps its text.
-    else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) return undefined;
+    else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
+      // A digit or a minus outside a string starts a number: a short integer is taken here,
+      // anything else is left to parseCompact, which keeps its text.
+      const end = shortIntegerEnd(text, i);
+      if (end < 0) return undefined;
+      i = end;
+      continue;
+    }
     i += 1;
   }
   let value: unknown;
@@ -255,6 +263,29 @@ function parsePlain(text: string): unknown {
     return undefined;
   }
   return value !== null && typeof value === 'object' && memberCount(value, 0) === colons ? value : undefined;
+}
+
+/**
+ * Where the number starting at `start` ends, when it is a short integer: `-?(0|[1-9][0-9]{0,14})`
+ * followed by no digit, `.`, `e` or `E` (JSON forbids a leading zero, so `01` is no number:
+ * JSON.parse refuses it, or `-` alone). Such a number has at most 15 digits, so `JSON.parse`
+ * gives exactly its value, the JS number `parseJsonNumber` gives for its text (`-0` included:
+ * `-0`). -1 for anything else.
+ */
+function shortIntegerEnd(text: string, start: number): number {
+  let i = text.charCodeAt(start) === 0x2d ? start + 1 : start;
+  const first = text.charCodeAt(i);
+  if (first === 0x30) {
+    i += 1;
+  } else if (first >= 0x31 && first <= 0x39) {
+    const limit = i + 15;
+    i += 1;
+    while (i < limit && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) i += 1;
+  } else {
+    return -1;
+  }
+  const next = text.charCodeAt(i);
+  return (next >= 0x30 && next <= 0x39) || next === 0x2e || next === 0x65 || next === 0x45 ? -1 : i;
 }
 
 /** Members of the objects in `value` (arrays counted through); -1 at {@link MAX_DEPTH} containers deep. */
