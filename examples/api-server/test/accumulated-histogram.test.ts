@@ -82,6 +82,19 @@ describe('AccumulatedHistogram', function () {
     });
   });
 
+  it('tells label sets apart by every value, not by their concatenation, and keeps the one series of no labels', async function () {
+    const registry = new Registry();
+    const h = new AccumulatedHistogram({ name: NAME, help: HELP, labelNames: ['a', 'b'], buckets: [1], registers: [registry] });
+    const sets: [string, string][] = [['x', 'y'], ['x', 'z'], ['y', 'y'], ['xy', ''], ['', 'xy'], ['x', 'y\u0000']];
+    const series = sets.map(([a, b]) => h.series(a, b));
+    expect(new Set(series).size).to.equal(sets.length);
+    sets.forEach(([a, b], i) => expect(h.series(a, b)).to.equal(series[i]));
+    const none = new AccumulatedHistogram({ name: `${NAME}_none`, help: HELP, labelNames: [], buckets: [1], registers: [registry] });
+    expect(none.series()).to.equal(none.series());
+    none.series().observe(0.5);
+    expect(await registry.metrics()).to.contain(`${NAME}_none_count 1`);
+  });
+
   it('refuses buckets out of order and the reserved label le', function () {
     expect(() => new AccumulatedHistogram({ name: NAME, help: HELP, labelNames: [], buckets: [1, 0.5], registers: [] })).to.throw(/ascending/u);
     expect(() => new AccumulatedHistogram({ name: NAME, help: HELP, labelNames: ['le'], buckets: [1], registers: [] })).to.throw(/reserved/u);

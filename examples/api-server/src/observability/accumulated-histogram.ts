@@ -66,7 +66,14 @@ export class AccumulatedHistogram<L extends string> {
   private readonly labelNames: readonly L[];
   private readonly upperBounds: readonly number[];
   /** Every series made, listed or not. */
-  private readonly made = new Map<string, SeriesState>();
+  private readonly made: SeriesState[] = [];
+  /**
+   * The series by their label values, one map a label: the first label's value leads to a
+   * map of the second's, and so on; the last label's map holds the series. No key string is
+   * built (a `JSON.stringify` of the values cost ~0.5 µs a lookup, bench profile of the
+   * insert, issue 11). With no labels, the one series is under `''`.
+   */
+  private readonly byValues = new Map<string, unknown>();
   /** The listed series in the order of their first observation (since the last reset). */
   private order: SeriesState[] = [];
 
@@ -91,8 +98,16 @@ export class AccumulatedHistogram<L extends string> {
    */
   series(...values: string[]): HistogramSeries {
     if (values.length !== this.labelNames.length) throw new Error(`${this.name}: ${this.labelNames.length} label values expected, got ${values.length}`);
-    const key = JSON.stringify(values);
-    const found = this.made.get(key);
+    let level = this.byValues;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      const value = values[i] as string;
+      let next = level.get(value) as Map<string, unknown> | undefined;
+      if (next === undefined) level.set(value, (next = new Map()));
+      level = next;
+    }
+    const key = last < 0 ? '' : (values[last] as string);
+    const found = level.get(key) as SeriesState | undefined;
     if (found !== undefined) return found;
     const labels: Record<string, string> = {};
     this.labelNames.forEach((name, i) => {
@@ -122,7 +137,8 @@ export class AccumulatedHistogram<L extends string> {
         state.count += 1;
       },
     };
-    this.made.set(key, state);
+    level.set(key, state);
+    this.made.push(state);
     return state;
   }
 
@@ -156,7 +172,7 @@ export class AccumulatedHistogram<L extends string> {
 
   /** Empties every series and drops it from the exposition until it observes again. */
   reset(): void {
-    for (const s of this.made.values()) {
+    for (const s of this.made) {
       s.counts.fill(0);
       s.sum = 0;
       s.count = 0;
