@@ -70,15 +70,25 @@ export class ObservedRecordWriter implements RecordWriter {
     return this.observe(command.connection.connectionId, () => this.inner.update(command));
   }
 
-  private async observe(connectionId: string, write: () => Promise<Result<WriteOutcome, WriteError>>): Promise<Result<WriteOutcome, WriteError>> {
+  // A `then`, not an async frame (docs/ARCHITECTURE.md "Style to follow"): one promise
+  // fewer a row write. A throw of `write` itself is a rejection, counted as `error`.
+  private observe(connectionId: string, write: () => Promise<Result<WriteOutcome, WriteError>>): Promise<Result<WriteOutcome, WriteError>> {
     const started = performance.now();
+    let written: Promise<Result<WriteOutcome, WriteError>>;
     try {
-      const result = await write();
-      this.telemetry.recordWrite(connectionId, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
-      return result;
+      written = write();
     } catch (error) {
-      this.telemetry.recordWrite(connectionId, 'error', (performance.now() - started) / 1000);
-      throw error;
+      written = Promise.reject(error);
     }
+    return written.then(
+      (result) => {
+        this.telemetry.recordWrite(connectionId, result.ok ? 'ok' : result.error.code, (performance.now() - started) / 1000);
+        return result;
+      },
+      (error: unknown) => {
+        this.telemetry.recordWrite(connectionId, 'error', (performance.now() - started) / 1000);
+        throw error;
+      },
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createCore, inProcessPrincipal, type RunProcessor } from '@svc/core';
+import { createCore, inProcessPrincipal, type RecordWriter, type RunProcessor } from '@svc/core';
 import { aConnection, anAgent, ACCOUNT_A, eventually, InMemoryAgentCatalog, InMemoryConnectionCatalog, InMemoryRecordWriter, RecordingLogger, RecordingTelemetry } from '@svc/core/testing';
 
 const BASE_URL = 'http://127.0.0.1:8080';
@@ -38,6 +38,25 @@ describe('Telemetry: what createCore reports', function () {
     expect([written.ok, unknown.ok, refusedBeforeWriting.ok]).to.deep.equal([true, false, false]);
     expect(Object.fromEntries(telemetry.writes)).to.deep.equal({ [`${connection.connectionId}|ok`]: 1, [`${connection.connectionId}|unknown_entity`]: 1 });
     expect(telemetry.durations.every((d) => d >= 0 && d < 60)).to.equal(true, 'durations are seconds');
+  });
+
+  it('times a write whose writer throws or rejects as outcome error, and passes the failure on', async function () {
+    const telemetry = new RecordingTelemetry();
+    const connection = aConnection();
+    const failing: RecordWriter = {
+      insert: () => {
+        throw new TypeError('a bug in the writer');
+      },
+      update: () => Promise.reject(new TypeError('a bug in the writer')),
+    };
+    const core = createCore({ connections: new InMemoryConnectionCatalog([connection]), recordWriter: failing, telemetry }, { baseUrl: BASE_URL });
+    const principal = inProcessPrincipal(ACCOUNT_A);
+    const insert = core.insertRecord.execute({ principal, connectionId: connection.connectionId, body: { entity: 'dbo.orders', values: { id: 1 } } });
+    const update = core.updateRecord.execute({ principal, connectionId: connection.connectionId, body: { entity: 'dbo.orders', key_column: 'id', key_value: 1, values: { sku: 'B' } } });
+    const outcomes = await Promise.allSettled([insert, update]);
+    await core.close();
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'fulfilled'))).to.deep.equal(['a bug in the writer', 'a bug in the writer']);
+    expect(Object.fromEntries(telemetry.writes)).to.deep.equal({ [`${connection.connectionId}|error`]: 2 });
   });
 
   it("reports each run's queue wait and final status, keeps the starting request's id on the run and in its log lines, and never shows it", async function () {
