@@ -3,7 +3,8 @@ import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import type { Context } from 'koa';
 import type { AuthenticatedRoute, Caller } from '../route.js';
-import { recordWriteInput, recordWriteParameters, type RowWriteRequest } from './record-write-input.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { recordWriteParameters, rowWriteRequest, type RowWriteRequest } from './record-write-input.js';
 
 /**
  * `POST /api/v1/connections/{connection_id}/records` (and `POST /v1/connections/{connection_id}/records`
@@ -21,7 +22,8 @@ export const insertRecordRoute: AuthenticatedRoute = {
     const insertRecord = useCases.insertRecord;
     const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
     const write = (ctx: Context, caller: Caller, input: RowWriteRequest): Promise<void> => insertRecord.execute(input).then((result) => sendResult(ctx, caller.meter, result, 201));
-    return (ctx, caller) => recordWriteInput(ctx, caller, listener, limits).then((input) => idempotently(ctx, caller, input.body, input, write));
+    // One `then` for the body and the write (the body read by `jsonBody`, held to the body limit).
+    return (ctx, caller) => jsonBody(ctx, limits.bodyLimitBytes).then((body) => idempotently(ctx, caller, body, rowWriteRequest(ctx, caller, listener, body), write));
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'insertRecordViaEgress' : 'insertRecord',

@@ -1,7 +1,6 @@
 import type { RecordWriteInput, WireBody } from '@svc/core';
 import type { Context } from 'koa';
 import { connectionIdParameter, contentEncodingParameter, egressHeaderParameter, idempotencyKeyParameter, type Json } from '../openapi/components.js';
-import { jsonBody } from '../pipeline/json-body.js';
 import { pathParam, requestHeader, type Caller, type Listener } from '../route.js';
 import type { EnforcedLimits } from '../settings.js';
 
@@ -9,22 +8,20 @@ import type { EnforcedLimits } from '../settings.js';
 export type RowWriteRequest = RecordWriteInput & { readonly body: WireBody };
 
 /**
- * The input of a row write (insert or update) from its request: the caller, the
- * `connection_id` path parameter, the JSON body held to `limits.bodyLimitBytes`, and the
- * route: always `egress` on the egress listener, else the `X-Svc-Egress` header for the
- * core to check. Source: docs/api-spec.md "POST .../records"; docs/CONTRACT.md "Addresses".
- *
- * @throws HttpProblem when the body cannot be read (see `jsonBody`).
+ * The input of a row write (insert or update) from its request and its JSON `body` (read
+ * by `jsonBody`, held to the body limit): the caller, the `connection_id` path parameter,
+ * and the route: always `egress` on the egress listener, else the `X-Svc-Egress` header
+ * for the core to check. Source: docs/api-spec.md "POST .../records"; docs/CONTRACT.md "Addresses".
  */
-export function recordWriteInput(ctx: Context, caller: Caller, listener: Listener, limits: EnforcedLimits): Promise<RowWriteRequest> {
-  // The caller's members named, not spread: see routes/start-run.ts. A `then`, not an async frame.
-  return jsonBody(ctx, limits.bodyLimitBytes).then((body) => ({
+export function rowWriteRequest(ctx: Context, caller: Caller, listener: Listener, body: WireBody): RowWriteRequest {
+  // The caller's members named, not spread: see routes/start-run.ts.
+  return {
     principal: caller.principal,
     meter: caller.meter,
     connectionId: pathParam(ctx, 'connection_id'),
     body,
     route: listener === 'egress' ? 'egress' : { egressHeader: requestHeader(ctx, 'x-svc-egress') },
-  }));
+  };
 }
 
 const EGRESS_DESCRIPTION = '`true` routes the database traffic through the stable egress IP address that can be allowlisted; `false` or absent: the default route.';

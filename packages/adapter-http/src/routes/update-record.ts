@@ -3,7 +3,8 @@ import { idempotencyStage } from '../pipeline/idempotency.js';
 import { sendResult } from '../pipeline/rate-limit.js';
 import type { Context } from 'koa';
 import type { AuthenticatedRoute, Caller } from '../route.js';
-import { recordWriteInput, recordWriteParameters, type RowWriteRequest } from './record-write-input.js';
+import { jsonBody } from '../pipeline/json-body.js';
+import { recordWriteParameters, rowWriteRequest, type RowWriteRequest } from './record-write-input.js';
 
 /**
  * `PATCH /api/v1/connections/{connection_id}/records` (and `PATCH /v1/connections/{connection_id}/records`
@@ -22,7 +23,8 @@ export const updateRecordRoute: AuthenticatedRoute = {
     const updateRecord = useCases.updateRecord;
     const idempotently = idempotencyStage(useCases.claimIdempotencyKey, settings.logger);
     const write = (ctx: Context, caller: Caller, input: RowWriteRequest): Promise<void> => updateRecord.execute(input).then((result) => sendResult(ctx, caller.meter, result, 200));
-    return (ctx, caller) => recordWriteInput(ctx, caller, listener, limits).then((input) => idempotently(ctx, caller, input.body, input, write));
+    // One `then` for the body and the write (the body read by `jsonBody`, held to the body limit).
+    return (ctx, caller) => jsonBody(ctx, limits.bodyLimitBytes).then((body) => idempotently(ctx, caller, body, rowWriteRequest(ctx, caller, listener, body), write));
   },
   openapi: ({ limits }, listener) => ({
     operationId: listener === 'egress' ? 'updateRecordViaEgress' : 'updateRecord',
