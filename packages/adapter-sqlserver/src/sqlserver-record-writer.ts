@@ -35,6 +35,8 @@ interface TarnPool {
   numPendingAcquires(): number;
   acquire(): { readonly promise: Promise<PooledConnection> };
   release(connection: PooledConnection): boolean;
+  /** The idle connections; tarn hands out the last one first (`free.pop()`). */
+  readonly free: readonly { readonly resource: PooledConnection }[];
 }
 
 /** knex's tarn pool; knex makes it when the pool is created (`knex({ pool })`), not lazily. */
@@ -44,8 +46,10 @@ function tarnOf(pool: Knex): TarnPool {
   return tarn;
 }
 
-// A tedious connection as knex's pool hands it out; knex marks broken ones with this.
-type PooledConnection = TediousConnection & { __knex__disposed?: unknown };
+// A tedious connection as knex's pool hands it out; knex marks broken ones with
+// `__knex__disposed`, and its mssql client sets `connected` (true once logged in, false at
+// `end` or `error`).
+type PooledConnection = TediousConnection & { __knex__disposed?: unknown; connected?: boolean };
 
 type Outcome = Result<WriteOutcome, WriteError>;
 
@@ -353,12 +357,18 @@ function deadlineError(what: string): Error {
  * `client.acquireConnection()`: that wrapper redefines the connection's password as a
  * hidden property on every acquire (`Object.defineProperty`: 1.9 µs of a 290 µs insert,
  * bench profile of the insert at concurrency 1, issue 11), which {@link hidePassword}
- * does once per connection here. With a free connection and nobody waiting, tarn hands it
- * out at once, so no deadline timer is raced against the acquire.
+ * does once per connection here. When the connection tarn hands out next is free and
+ * valid and nobody waits before this write, tarn hands it out at once, so no deadline
+ * timer is raced against the acquire.
  */
 function execute(pool: Knex, statement: Statement, deadlineAt: number): Promise<number> {
   const tarn = tarnOf(pool);
-  const immediate = tarn.numFree() > 0 && tarn.numPendingAcquires() === 0;
+  const next = tarn.numPendingAcquires() === 0 ? tarn.free[tarn.free.length - 1]?.resource : undefined;
+  // knex's pool validation (`validate` in knex's client.js, `validateConnection` of its
+  // mssql client) passes this connection: tarn hands it out without waiting. Otherwise
+  // (none free, others waiting, or one tarn would drop and replace by a new connection:
+  // test "idle connection died") the wait is held to the deadline.
+  const immediate = next !== undefined && !next.__knex__disposed && next.connected === true;
   const acquiring = tarn.acquire().promise;
   const acquired = immediate ? acquiring : withinDeadline(acquiring, tarn, deadlineAt);
   return acquired.then((connection) => {

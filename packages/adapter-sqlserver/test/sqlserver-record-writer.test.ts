@@ -496,6 +496,24 @@ describe('SqlServerRecordWriter (tedious against the scripted TDS server)', func
       for (const { ms } of results) expect(ms).to.be.below(requestTimeoutMs + 500);
     });
 
+    it('answers connection_timeout at requestTimeoutMs when the idle connection died and its replacement hangs at login', async function () {
+      // The pool holds one idle connection that the server side has dropped: the pool
+      // must replace it, and that wait is held to the write's deadline too.
+      const requestTimeoutMs = 300;
+      const writer = writers.make(server, { requestTimeoutMs, connectTimeoutMs: 5_000 });
+      expect((await writer.insert({ connection, entity: orders, values: { id: 1 }, route: 'default' })).ok).to.equal(true);
+      const pools = (writer as unknown as { pools: Map<string, { client: { pool: { free: { resource: { connected?: boolean; socket?: { destroy(): void } } }[] } } }> }).pools;
+      const idle = [...pools.values()][0]?.client.pool.free[0]?.resource;
+      if (idle === undefined) throw new Error('no idle connection in the pool');
+      idle.socket?.destroy();
+      await eventually(() => idle.connected === false, 'the dropped connection to be marked');
+      server.login = () => ({ delayMs: 10_000 });
+      const started = Date.now();
+      const error = errorOf(await writer.insert({ connection, entity: orders, values: { id: 2 }, route: 'default' }));
+      expect(error.code).to.equal('connection_timeout');
+      expect(Date.now() - started).to.be.below(requestTimeoutMs + 700);
+    });
+
     it('poolStats() counts the connections in use, idle, and the writes waiting, per connection and route', async function () {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
