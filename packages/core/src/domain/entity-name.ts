@@ -23,9 +23,11 @@ export interface EntityName {
  *   `.t`, `dbo.`, a part over 128 characters, a control character).
  */
 export function parseEntityName(text: string): Result<EntityName, string> {
-  const parts = text.split('.');
-  if (parts.length !== 2) return err('must be written schema.table: exactly two parts separated by one dot');
-  const [schema = '', table = ''] = parts;
+  // Two `indexOf`s, not `split('.')`: no array a row write.
+  const dot = text.indexOf('.');
+  if (dot < 0 || text.indexOf('.', dot + 1) >= 0) return err('must be written schema.table: exactly two parts separated by one dot');
+  const schema = text.slice(0, dot);
+  const table = text.slice(dot + 1);
   const s = checkIdentifierPart(schema);
   if (!s.ok) return err(`schema part ${s.error}`);
   const t = checkIdentifierPart(table);
