@@ -32,8 +32,9 @@ export const ROWS_AFFECTED_COLUMN = 'rows_affected';
 /** The insert batch's last line: the statement's own row count. */
 const SELECT_ROWS_AFFECTED = `SELECT @@ROWCOUNT AS [${ROWS_AFFECTED_COLUMN}];`;
 
-const INT_MIN = -2_147_483_648n;
-const INT_MAX = 2_147_483_647n;
+// The range of `int`; compared with JS numbers and with bigints alike.
+const INT_MIN = -2_147_483_648;
+const INT_MAX = 2_147_483_647;
 // nvarchar(n) tops out at 4000 UTF-16 code units; longer strings go as nvarchar(max).
 const NVARCHAR_MAX_LENGTH = 4000;
 
@@ -98,7 +99,8 @@ export function bindValue(name: string, value: ColumnValue): BoundParameter {
   if (typeof value === 'boolean') return { name, type: TYPES.Bit, value, reference };
   // A safe integer is exact as it is: int or bigint by its size, without exactDecimalOf's BigInt.
   if (typeof value === 'number' && Number.isSafeInteger(value)) {
-    return value >= -2_147_483_648 && value <= 2_147_483_647 ? { name, type: TYPES.Int, value: value === 0 ? 0 : value, reference } : { name, type: TYPES.BigInt, value: BigInt(value), reference };
+    // `-0` is sent as 0, as its exact text `0` would be.
+    return value >= INT_MIN && value <= INT_MAX ? { name, type: TYPES.Int, value: value === 0 ? 0 : value, reference } : { name, type: TYPES.BigInt, value: BigInt(value), reference };
   }
   const exact = exactDecimalOf(value);
   if (!exact.ok) throw new Error(`parameter ${name}: the number ${exact.error}`);

@@ -37,6 +37,21 @@ describe('SqlServerRecordWriter: numbers reach SQL Server digit for digit', func
     ]);
   });
 
+  it('binds JS integers as int within its range and as bigint beyond, the same as their exact text', async function () {
+    const values = { id: 2_147_483_647, qty: 2_147_483_648, price: -0, ratio: Number.MIN_SAFE_INTEGER };
+    const exact = { id: new ExactNumber('2147483647'), qty: new ExactNumber('2147483648'), price: new ExactNumber('-0'), ratio: new ExactNumber('-9007199254740991') };
+    const writer = writers.make(server);
+    for (const row of [values, exact]) expect(await writer.insert({ connection, entity: orders, values: row, route: 'default' })).to.deep.equal({ ok: true, value: { rowsAffected: 1 } });
+    const expected = [
+      { name: '@p0', type: 'int', value: 2147483647 },
+      { name: '@p1', type: 'bigint', value: 2147483648 },
+      { name: '@p2', type: 'int', value: 0 },
+      { name: '@p3', type: 'bigint', value: -9007199254740991 },
+    ];
+    expect(server.requests.map((r) => r.parameters)).to.deep.equal([expected, expected]);
+    expect(Object.is(server.requests[0]?.parameters[2]?.value, 0)).to.equal(true, '-0 arrives as 0');
+  });
+
   it('binds an exact key_value and 38-digit decimals in an update, in plain notation', async function () {
     const values = { price: new ExactNumber('-1.2345678901234567890123456789012345678E+19'), ratio: new ExactNumber('1E-38') };
     const key = { column: 'id', value: new ExactNumber('-9223372036854775808') };
