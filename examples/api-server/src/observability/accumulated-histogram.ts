@@ -65,8 +65,6 @@ export class AccumulatedHistogram<L extends string> {
   readonly aggregator = 'sum' as const;
   private readonly labelNames: readonly L[];
   private readonly upperBounds: readonly number[];
-  /** Every series made, listed or not. */
-  private readonly made: SeriesState[] = [];
   /**
    * The series by their label values, one map a label: the first label's value leads to a
    * map of the second's, and so on; the last label's map holds the series. No key string is
@@ -138,7 +136,6 @@ export class AccumulatedHistogram<L extends string> {
       },
     };
     level.set(key, state);
-    this.made.push(state);
     return state;
   }
 
@@ -170,9 +167,12 @@ export class AccumulatedHistogram<L extends string> {
     };
   }
 
-  /** Empties every series and drops it from the exposition until it observes again. */
+  /**
+   * Empties every series and drops it from the exposition until it observes again. Only
+   * the listed series hold counts: a series is listed by its first counted observation.
+   */
   reset(): void {
-    for (const s of this.made) {
+    for (const s of this.order) {
       s.counts.fill(0);
       s.sum = 0;
       s.count = 0;
