@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sha256Hex } from '@svc/core';
-import { TDS_LOGIN } from './fixtures.js';
+import { INSERT_BODY, RUN_START_BODY, TDS_LOGIN } from './fixtures.js';
+import type { LoadRequest } from './load.js';
 
 /** Ids and the secret of the account the bench configures. */
 export interface BenchAccount {
@@ -8,6 +9,21 @@ export interface BenchAccount {
   readonly agentId: string;
   /** A `sqlserver` connection (its database details come with {@link ApiConfigOptions.sqlServerPort}). */
   readonly connectionId: string;
+}
+
+/** The headers of the bench's authenticated JSON requests: `Content-Type` and the account's `X-API-Key`. */
+export function jsonRequestHeaders(account: BenchAccount): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-api-key': account.apiKey };
+}
+
+/** The bench's run start (`POST /api/v1/agents/{agent_id}/run`, {@link RUN_START_BODY}) to the server on `port`. */
+export function runRequest(port: number, account: BenchAccount): LoadRequest {
+  return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: jsonRequestHeaders(account), body: RUN_START_BODY };
+}
+
+/** The bench's row insert (`POST /api/v1/connections/{connection_id}/records`, {@link INSERT_BODY}) to the server on `port`. */
+export function insertRequest(port: number, account: BenchAccount): LoadRequest {
+  return { url: `http://127.0.0.1:${port}/api/v1/connections/${account.connectionId}/records`, method: 'POST', headers: jsonRequestHeaders(account), body: INSERT_BODY };
 }
 
 /** A fresh account: a new API key each run (only its digest goes to the server). */

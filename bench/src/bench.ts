@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ALTERNATED_PAIRS, alternate, alternateLatency, roundsPerProcessPair, summarizeLatencyRounds, summarizeRounds, type AlternatedPair, type AlternatedPairName, type AlternatedRound, type LatencyPair, type LatencyRound } from './alternated.js';
 import { answerDifferences } from './answer-shape.js';
-import { apiConfig, benchAccount, DB_PASSWORD_ENV, peerConfig, type ApiConfigOptions, type BenchAccount } from './api-config.js';
+import { apiConfig, benchAccount, DB_PASSWORD_ENV, insertRequest, jsonRequestHeaders, peerConfig, runRequest, type ApiConfigOptions, type BenchAccount } from './api-config.js';
 import { freePort, startServerChild, type ServerChild } from './child-process.js';
 import { summarizeFile, type ProfileSummary } from './cpuprofile.js';
-import { INSERT_BODY, RUN_START_BODY, TDS_LOGIN } from './fixtures.js';
+import { TDS_LOGIN } from './fixtures.js';
 import { keptAliveClient, measureLoad, measureSequential, type HttpAnswer, type LatencySample, type LoadRequest, type LoadResult, type LoadShape } from './load.js';
 import { apiServerMain, benchChild, OWN_ORIGIN, type CodeOrigin } from './paths.js';
 import { RedisProbe, type RoundTrips } from './redis.js';
@@ -257,16 +257,6 @@ class Skip extends Error {
   override readonly name = 'Skip';
 }
 
-const RUN_HEADERS = (account: BenchAccount) => ({ 'content-type': 'application/json', 'x-api-key': account.apiKey });
-
-function runRequest(port: number, account: BenchAccount): LoadRequest {
-  return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: RUN_HEADERS(account), body: RUN_START_BODY };
-}
-
-function insertRequest(port: number, account: BenchAccount): LoadRequest {
-  return { url: `http://127.0.0.1:${port}/api/v1/connections/${account.connectionId}/records`, method: 'POST', headers: RUN_HEADERS(account), body: INSERT_BODY };
-}
-
 /** `status code`, plus the problem's `code` when the body is problem details. */
 function describeAnswer(status: number, body: string): string {
   let code: unknown;
@@ -391,7 +381,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   ): Promise<UploadResult> {
     const { sizeBytes, source, storage, sha256 } = at;
     const filesUrl = `http://127.0.0.1:${server.port}/api/v1/files`;
-    const headers = RUN_HEADERS(account);
+    const headers = jsonRequestHeaders(account);
     const send = (url: string, method: 'POST' | 'DELETE', body?: unknown): Promise<HttpAnswer> => {
       const client = keptAliveClient({ url, method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       return client.send().finally(() => client.close());

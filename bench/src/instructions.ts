@@ -30,9 +30,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { apiConfig, benchAccount, DB_PASSWORD_ENV, peerConfig, type BenchAccount } from './api-config.js';
+import { apiConfig, benchAccount, DB_PASSWORD_ENV, insertRequest, peerConfig, runRequest, type BenchAccount } from './api-config.js';
 import { freePort, startServerChild, type ServerChild } from './child-process.js';
-import { INSERT_BODY, RUN_START_BODY, TDS_LOGIN } from './fixtures.js';
+import { TDS_LOGIN } from './fixtures.js';
 import { startTdsServer } from './tds.js';
 import { keptAliveClient, type LoadRequest } from './load.js';
 import { apiServerMain, benchChild, FROM_SOURCE, REPO_ROOT, type NodeCommand } from './paths.js';
@@ -171,11 +171,11 @@ function serverOf(server: InstructionServer, account: BenchAccount, port: number
 }
 
 function insertRecord(port: number, account: BenchAccount): Target {
-  return { url: `http://127.0.0.1:${port}/api/v1/connections/${account.connectionId}/records`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: INSERT_BODY, status: 201 };
+  return { ...insertRequest(port, account), status: 201 };
 }
 
 function runStart(port: number, account: BenchAccount): Target {
-  return { url: `http://127.0.0.1:${port}/api/v1/agents/${account.agentId}/run`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: RUN_START_BODY, status: 202 };
+  return { ...runRequest(port, account), status: 202 };
 }
 
 /**
@@ -273,39 +273,25 @@ async function withServer<T>(server: InstructionServer, work: string, extra: { n
   // The insert group writes to a scripted TDS server of its own, in its own process (not counted).
   const tds = BASE_OF[server] === 'insert' ? await startTdsServer() : undefined;
   if (tds !== undefined && 'skip' in tds) throw new Error(`${server}: ${tds.skip}`);
+  let child: ServerChild | undefined;
   try {
-    return await withTarget(server, work, extra, body, account, port, tds?.port);
-  } finally {
-    await tds?.stop();
-  }
-}
-
-async function withTarget<T>(
-  server: InstructionServer,
-  work: string,
-  extra: { nodeFlags?: string[]; env?: Record<string, string>; wrapper?: string[]; stdoutFile?: string },
-  body: (child: ServerChild, target: Target) => Promise<T>,
-  account: BenchAccount,
-  port: number,
-  sqlServerPort: number | undefined,
-): Promise<T> {
-  const { command, args, env, target } = serverOf(server, account, port, await freePort(), work, sqlServerPort);
-  const child = await startServerChild({
-    command,
-    args,
-    port,
-    env: { ...env, ...extra.env },
-    ...(extra.nodeFlags !== undefined ? { nodeFlags: extra.nodeFlags } : {}),
-    ...(extra.wrapper !== undefined ? { wrapper: extra.wrapper } : {}),
-    ...(extra.stdoutFile !== undefined ? { stdoutFile: extra.stdoutFile } : {}),
-    stderrFile: join(work, `${server}.stderr`),
-    // Under valgrind the start alone takes 5–10 s here.
-    deadlineMs: extra.wrapper !== undefined ? 120_000 : 20_000,
-  });
-  try {
+    const { command, args, env, target } = serverOf(server, account, port, await freePort(), work, tds?.port);
+    child = await startServerChild({
+      command,
+      args,
+      port,
+      env: { ...env, ...extra.env },
+      ...(extra.nodeFlags !== undefined ? { nodeFlags: extra.nodeFlags } : {}),
+      ...(extra.wrapper !== undefined ? { wrapper: extra.wrapper } : {}),
+      ...(extra.stdoutFile !== undefined ? { stdoutFile: extra.stdoutFile } : {}),
+      stderrFile: join(work, `${server}.stderr`),
+      // Under valgrind the start alone takes 5–10 s here.
+      deadlineMs: extra.wrapper !== undefined ? 120_000 : 20_000,
+    });
     return await body(child, target(port, account));
   } finally {
-    await child.stop(60_000);
+    await child?.stop(60_000);
+    await tds?.stop();
   }
 }
 
